@@ -1,0 +1,193 @@
+import type { Environment, Episode } from './environment.js';
+import { describeError, InfrastructureError } from './errors.js';
+import type { ExecutedAction, Harness } from './harness.js';
+import { addUsage, type Message, type Usage, zeroUsage } from './message.js';
+import type { Policy } from './policy.js';
+import type { Task } from './task.js';
+import type { ActionRecord, StopReason, Trajectory, TurnRecord } from './trajectory.js';
+import { trajectoryId } from './trajectory.js';
+
+export interface EpisodeRequest<T extends Task = Task> {
+  environment: Environment<T>;
+  task: T;
+  harness: Harness;
+  policy: Policy;
+  runId: string;
+  attempt: number;
+  seed: number;
+  signal?: AbortSignal;
+}
+
+/** The parts of a trajectory one try of the agent loop produces. */
+type LoopOutcome = Pick<Trajectory, 'messages' | 'turns' | 'stopReason' | 'evaluation' | 'usage' | 'timings'>;
+
+/**
+ * Runs one episode: the harness renders the context, the policy answers, the codec decodes the
+ * answer into actions, the episode steps, the harness's context and execution rules apply; the
+ * episode is evaluated and always closed.
+ *
+ * Throws InfrastructureError when the environment or the policy server fails; the caller
+ * (`runAttempt`) retries on fresh resources.
+ */
+export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>): Promise<LoopOutcome> {
+  const { environment, task, harness, policy, signal } = request;
+  const startedAt = new Date();
+  const openStart = performance.now();
+  const episode: Episode<T> = await environment.open(task, signal ? { signal } : {});
+  const openMs = performance.now() - openStart;
+  try {
+    const session = policy.startEpisode({
+      task,
+      harness,
+      envTools: episode.tools,
+      seed: request.seed,
+      ...(policy.needsPlan ? { plan: environment.oraclePlan(task) } : {}),
+    });
+    const apiTools = harness.codec.apiTools(episode.tools);
+    const messages: Message[] = harness.start(task, episode.tools);
+    const turns: TurnRecord[] = [];
+    const { maxSteps, maxFormatErrors } = harness.spec.execution;
+    let usage: Usage = zeroUsage();
+    let consecutiveFormatErrors = 0;
+    let stopReason: StopReason = 'step-limit';
+
+    while (turns.length < maxSteps) {
+      signal?.throwIfAborted();
+      const policyStart = performance.now();
+      const response = await session.respond({
+        messages: harness.render(messages),
+        tools: apiTools,
+        ...(signal ? { signal } : {}),
+      });
+      const latencyMs = performance.now() - policyStart;
+      usage = addUsage(usage, response.usage);
+      messages.push(response.message);
+      const turn: TurnRecord = {
+        index: turns.length,
+        response: {
+          content: response.message.content,
+          ...(response.message.toolCalls ? { toolCalls: response.message.toolCalls } : {}),
+        },
+        usage: response.usage,
+        latencyMs,
+        ...(response.decisions?.length ? { decisions: response.decisions } : {}),
+        ...(response.completionTokenIds ? { completionTokenIds: response.completionTokenIds } : {}),
+        actions: [],
+      };
+      turns.push(turn);
+
+      const decoded = harness.codec.decode(response.message, episode.tools);
+      if (!decoded.ok) {
+        turn.formatError = decoded.error;
+        messages.push(...harness.formatError(decoded.error));
+        consecutiveFormatErrors += 1;
+        if (consecutiveFormatErrors >= maxFormatErrors) {
+          stopReason = 'format-error-limit';
+          break;
+        }
+        continue;
+      }
+      consecutiveFormatErrors = 0;
+
+      const executed: ExecutedAction[] = [];
+      let done = false;
+      for (const decodedAction of decoded.actions) {
+        const stepStart = performance.now();
+        const result = await episode.step(decodedAction.action);
+        const record: ActionRecord = {
+          action: decodedAction.action,
+          ...(decodedAction.callId ? { callId: decodedAction.callId } : {}),
+          result,
+          latencyMs: performance.now() - stepStart,
+        };
+        turn.actions.push(record);
+        executed.push({ ...decodedAction, result });
+        if (result.done) {
+          done = true;
+          break;
+        }
+      }
+      messages.push(...harness.observe(executed));
+      if (done) {
+        stopReason = 'done';
+        break;
+      }
+    }
+
+    const evaluateStart = performance.now();
+    const evaluation = await episode.evaluate();
+    const evaluateMs = performance.now() - evaluateStart;
+    return {
+      messages,
+      turns,
+      stopReason,
+      evaluation,
+      usage,
+      timings: {
+        startedAt: startedAt.toISOString(),
+        openMs,
+        evaluateMs,
+        totalMs: performance.now() - openStart,
+      },
+    };
+  } finally {
+    await episode.close();
+  }
+}
+
+export interface AttemptOptions {
+  /** Extra tries after an infrastructure error (default 2). */
+  maxInfraRetries?: number;
+  /** Called before each retry, e.g. to log it. */
+  onRetry?: (error: InfrastructureError, nextTry: number) => void;
+}
+
+/**
+ * Runs one attempt with retries: an infrastructure error reopens the episode on fresh resources;
+ * after the last try the attempt is recorded with `stopReason: 'infrastructure-error'` and no
+ * evaluation, so it is never scored. Errors of other categories (bugs, config) propagate.
+ */
+export async function runAttempt<T extends Task>(
+  request: EpisodeRequest<T>,
+  options: AttemptOptions = {},
+): Promise<Trajectory> {
+  const maxRetries = options.maxInfraRetries ?? 2;
+  const infraErrors: Trajectory['infraErrors'] = [];
+  const base = {
+    schemaVersion: 1 as const,
+    id: trajectoryId(request.task.id, request.harness.spec.id, request.attempt),
+    runId: request.runId,
+    env: request.environment.id,
+    split: request.task.split,
+    taskId: request.task.id,
+    harnessId: request.harness.spec.id,
+    policyId: request.policy.id,
+    policyVersion: request.policy.version,
+    attempt: request.attempt,
+    seed: request.seed,
+  };
+  const startedAt = new Date().toISOString();
+  const start = performance.now();
+  for (let attemptTry = 0; ; attemptTry += 1) {
+    try {
+      const outcome = await runEpisodeOnce(request);
+      return { ...base, ...outcome, infraErrors };
+    } catch (error) {
+      if (!InfrastructureError.isInstance(error)) throw error;
+      infraErrors.push({ try: attemptTry, code: error.code, message: describeError(error) });
+      if (attemptTry >= maxRetries || request.signal?.aborted) {
+        return {
+          ...base,
+          messages: [],
+          turns: [],
+          stopReason: 'infrastructure-error',
+          evaluation: null,
+          usage: zeroUsage(),
+          timings: { startedAt, openMs: 0, evaluateMs: 0, totalMs: performance.now() - start },
+          infraErrors,
+        };
+      }
+      options.onRetry?.(error, attemptTry + 1);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Typed errors. Every error the system raises on purpose carries a `category` that tells the
+ * runner what to do with it:
+ *
+ * - `infrastructure`: the environment, a sandbox or a model server failed (database unreachable,
+ *   container died, HTTP 503). The attempt is retried on fresh resources and is never scored or
+ *   trained on.
+ * - `policy`: the policy did something the loop cannot continue from (used for control flow
+ *   inside the agent loop; it ends the episode and is scored as a failure).
+ * - `config`: a bad flag, option or harness spec. Not retried; the command stops with the message.
+ * - `input`: bad data (a task file, a trajectory file). Not retried; names the file and line.
+ */
+export type ErrorCategory = 'infrastructure' | 'policy' | 'config' | 'input';
+
+const marker = Symbol.for('harness-s.error');
+
+export interface HarnessErrorOptions {
+  /** Machine-readable code, e.g. `db-unreachable`, `bad-flag`. */
+  code: string;
+  cause?: unknown;
+  /** Overrides the category default (infrastructure errors are retryable by default). */
+  retryable?: boolean;
+}
+
+export class HarnessError extends Error {
+  readonly [marker] = true;
+  readonly category: ErrorCategory;
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(category: ErrorCategory, message: string, options: HarnessErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HarnessError';
+    this.category = category;
+    this.code = options.code;
+    this.retryable = options.retryable ?? category === 'infrastructure';
+  }
+
+  /** True for any error raised by this project, across package copies. */
+  static isInstance(value: unknown): value is HarnessError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/** The environment, a sandbox or a model server failed; retried, never scored. */
+export class InfrastructureError extends HarnessError {
+  constructor(message: string, options: HarnessErrorOptions) {
+    super('infrastructure', message, options);
+    this.name = 'InfrastructureError';
+  }
+  static override isInstance(value: unknown): value is InfrastructureError {
+    return HarnessError.isInstance(value) && value.category === 'infrastructure';
+  }
+}
+
+/** A bad flag, option or harness spec. */
+export class ConfigError extends HarnessError {
+  constructor(message: string, options: HarnessErrorOptions) {
+    super('config', message, options);
+    this.name = 'ConfigError';
+  }
+  static override isInstance(value: unknown): value is ConfigError {
+    return HarnessError.isInstance(value) && value.category === 'config';
+  }
+}
+
+/** Bad input data: a task file, a trajectory file, an action list. */
+export class InputError extends HarnessError {
+  constructor(message: string, options: HarnessErrorOptions) {
+    super('input', message, options);
+    this.name = 'InputError';
+  }
+  static override isInstance(value: unknown): value is InputError {
+    return HarnessError.isInstance(value) && value.category === 'input';
+  }
+}
+
+/** The policy produced something the loop cannot continue from; scored as a failure. */
+export class PolicyError extends HarnessError {
+  constructor(message: string, options: HarnessErrorOptions) {
+    super('policy', message, options);
+    this.name = 'PolicyError';
+  }
+  static override isInstance(value: unknown): value is PolicyError {
+    return HarnessError.isInstance(value) && value.category === 'policy';
+  }
+}
+
+/** A short, single-line description of any thrown value, for records and observations. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

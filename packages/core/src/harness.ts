@@ -1,0 +1,48 @@
+import type { Action, StepResult } from './action.js';
+import type { HarnessSpec } from './harness-spec.js';
+import type { AssistantMessage, Message, ToolSpec } from './message.js';
+import type { Task } from './task.js';
+
+/** An action decoded from an assistant message, with the tool-call id it answers (if any). */
+export interface DecodedAction {
+  action: Action;
+  callId?: string;
+}
+
+/** The codec's reading of one assistant message. */
+export type DecodedTurn = { ok: true; actions: DecodedAction[] } | { ok: false; error: string };
+
+/** One executed action, for building the observation message. */
+export interface ExecutedAction extends DecodedAction {
+  result: StepResult;
+}
+
+/**
+ * Maps assistant messages to environment actions and back. `encode` is the inverse of `decode`,
+ * which lets a scripted or simulated policy speak through any codec, and lets a trajectory's
+ * actions be re-rendered under another harness.
+ */
+export interface ActionCodec {
+  readonly kind: string;
+  /** The tools offered to the policy through the chat API (none for text codecs). */
+  apiTools(envTools: readonly ToolSpec[]): ToolSpec[];
+  decode(message: AssistantMessage, envTools: readonly ToolSpec[]): DecodedTurn;
+  encode(actions: readonly Action[], thought?: string): AssistantMessage;
+}
+
+/**
+ * A harness ready to drive episodes: built from a HarnessSpec by the harness package.
+ * The agent loop only talks to this interface.
+ */
+export interface Harness {
+  readonly spec: HarnessSpec;
+  readonly codec: ActionCodec;
+  /** The opening messages: system prompt (with directives) and the task. */
+  start(task: Task, envTools: readonly ToolSpec[]): Message[];
+  /** The messages the policy sees, with the context rules applied to the full transcript. */
+  render(transcript: readonly Message[]): Message[];
+  /** The messages that answer the executed actions of a turn (tool results or a user message). */
+  observe(executed: readonly ExecutedAction[]): Message[];
+  /** The message that answers a turn the codec could not decode. */
+  formatError(error: string): Message[];
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { Action } from './action.js';
+
+/**
+ * An oracle plan: an environment's reference solution of a task, written as a tree.
+ *
+ * - `act` nodes are environment actions (the same actions a policy would emit).
+ * - `decide` nodes are *decision points*: places where an agent can take the right branch or make
+ *   a realistic mistake, named by the *skill* that separates them (`inspect-table`,
+ *   `quote-identifiers`...). Both branches are real actions that the real environment executes
+ *   and the real evaluator scores.
+ *
+ * Following every `right` branch must solve the task (the oracle policy does exactly that, which
+ * validates the environment); the simulated policy walks the same tree and chooses branches with
+ * its own probabilities.
+ */
+export type PlanNode =
+  | { kind: 'act'; action: Action /** What an agent would say before acting. */; thought?: string }
+  | { kind: 'decide'; skill: string; right: PlanNode[]; wrong: PlanNode[] };
+
+export const PlanNode: z.ZodType<PlanNode> = z.lazy(() =>
+  z.union([
+    z.object({ kind: z.literal('act'), action: Action, thought: z.string().optional() }),
+    z.object({
+      kind: z.literal('decide'),
+      skill: z.string().min(1),
+      right: z.array(PlanNode),
+      wrong: z.array(PlanNode),
+    }),
+  ]),
+);
+
+/** A task's oracle plan. */
+export interface OraclePlan {
+  taskId: string;
+  nodes: PlanNode[];
+}
+
+/** A skill that decision points name, with what taking its right branch means. */
+export interface SkillDescription {
+  name: string;
+  description: string;
+}
+
+/** The actions of a plan when every decision takes its right branch. */
+export function rightPath(nodes: readonly PlanNode[]): Action[] {
+  const actions: Action[] = [];
+  for (const node of nodes) {
+    if (node.kind === 'act') actions.push(node.action);
+    else actions.push(...rightPath(node.right));
+  }
+  return actions;
+}
+
+/** Every skill named by a decision point in the plan, each once. */
+export function planSkills(nodes: readonly PlanNode[]): string[] {
+  const skills = new Set<string>();
+  const visit = (list: readonly PlanNode[]): void => {
+    for (const node of list) {
+      if (node.kind === 'decide') {
+        skills.add(node.skill);
+        visit(node.right);
+        visit(node.wrong);
+      }
+    }
+  };
+  visit(nodes);
+  return [...skills];
+}

@@ -1,0 +1,64 @@
+import type { Harness } from './harness.js';
+import type { AssistantMessage, Message, ToolSpec, Usage } from './message.js';
+import type { OraclePlan } from './plan.js';
+import type { Task } from './task.js';
+
+/** A choice the simulated policy made at a decision point; its GRPO trainer learns from these. */
+export interface Decision {
+  skill: string;
+  /** True when the right branch was taken. */
+  right: boolean;
+  /** Probability of the right branch at the moment of choosing. */
+  probability: number;
+  /** The cue bias the context gave this skill (0 without one). */
+  cue: number;
+}
+
+/** What the policy is asked on each turn. */
+export interface PolicyRequest {
+  messages: Message[];
+  tools: ToolSpec[];
+  signal?: AbortSignal;
+}
+
+/** What the policy answered. */
+export interface PolicyResponse {
+  message: AssistantMessage;
+  usage: Usage;
+  /** Decision points resolved on this turn (simulated policy only). */
+  decisions?: Decision[];
+  /** Token ids of the completion, when the server returns them. */
+  completionTokenIds?: number[];
+}
+
+/** Everything a policy may know about an episode before its first turn. */
+export interface EpisodeContext {
+  task: Task;
+  harness: Harness;
+  envTools: readonly ToolSpec[];
+  /** Seed for this attempt, derived from the run seed, task, harness and attempt number. */
+  seed: number;
+  /**
+   * Privileged information: the environment's oracle plan. Only the oracle and the simulated
+   * policy read it; a real model never sees it.
+   */
+  plan?: OraclePlan;
+}
+
+/** One episode's conversation with the policy. */
+export interface PolicySession {
+  respond(request: PolicyRequest): Promise<PolicyResponse>;
+}
+
+/** An agent policy: an LLM behind an endpoint, the simulated policy, the oracle. */
+export interface Policy {
+  /** e.g. `sim`, `oracle`, `openai:gpt-4o-mini`. */
+  readonly id: string;
+  /** Changes whenever the parameters change (training steps). */
+  readonly version: string;
+  /** Whether `startEpisode` needs the oracle plan in its context. */
+  readonly needsPlan: boolean;
+  startEpisode(context: EpisodeContext): PolicySession;
+  /** Settings worth recording in a run's config. */
+  describe(): Record<string, unknown>;
+}

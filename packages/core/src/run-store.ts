@@ -1,0 +1,83 @@
+import { type FileHandle, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InputError } from './errors.js';
+import { parseWith, readJsonl } from './jsonl.js';
+import { Trajectory } from './trajectory.js';
+
+/** File names inside a run folder. */
+export const runFiles = {
+  config: 'config.json',
+  trajectories: 'trajectories.jsonl',
+  summary: 'summary.json',
+} as const;
+
+/** Writes a JSON file atomically (temp file, then rename), so readers never see half a file. */
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(temporary, path);
+}
+
+export async function readJson(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read ${path}: ${(error as Error).message}`, { code: 'file-unreadable', cause: error });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${path}: not valid JSON (${(error as Error).message})`, { code: 'bad-json', cause: error });
+  }
+}
+
+/**
+ * A run folder: its resolved config, an append-only `trajectories.jsonl`, and a summary.
+ * Trajectories are appended one whole line per write, in the order they finish, so a run killed
+ * at any moment leaves every finished trajectory on disk (at worst a torn last line, which
+ * readers drop).
+ */
+export class RunStore {
+  private constructor(
+    readonly dir: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  private queue: Promise<void> = Promise.resolve();
+
+  /** Creates (or reopens for appending) a run folder and writes its config. */
+  static async create(dir: string, config: unknown): Promise<RunStore> {
+    await mkdir(dir, { recursive: true });
+    await writeJsonAtomic(join(dir, runFiles.config), config);
+    const handle = await open(join(dir, runFiles.trajectories), 'a');
+    return new RunStore(dir, handle);
+  }
+
+  /** Appends one trajectory; writes are serialised so lines never interleave. */
+  appendTrajectory(trajectory: Trajectory): Promise<void> {
+    const line = `${JSON.stringify(trajectory)}\n`;
+    this.queue = this.queue.then(async () => {
+      await this.handle.write(line);
+    });
+    return this.queue;
+  }
+
+  async writeSummary(summary: unknown): Promise<void> {
+    await this.queue;
+    await writeJsonAtomic(join(this.dir, runFiles.summary), summary);
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.handle.sync().catch(() => undefined);
+    await this.handle.close();
+  }
+}
+
+/** Reads and validates every trajectory of a run folder (or of a trajectories file). */
+export async function readTrajectories(path: string): Promise<Trajectory[]> {
+  const file = path.endsWith('.jsonl') ? path : join(path, runFiles.trajectories);
+  const lines = await readJsonl(file, { tolerateTornTail: true });
+  return lines.map(({ line, value }) => parseWith(Trajectory, value, `${file}:${line}`));
+}
