@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 // Tests import workspace packages from their sources, so no build is needed to test.
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const alias = {
+  '@harness-s/core/testing': source('./packages/core/src/testing/index.ts'),
   '@harness-s/core': source('./packages/core/src/index.ts'),
   '@harness-s/harness-dsh': source('./packages/harness-dsh/src/index.ts'),
   '@harness-s/env-dbbench': source('./packages/env-dbbench/src/index.ts'),

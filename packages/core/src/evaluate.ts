@@ -81,8 +81,9 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
     trajectories.push(trajectory);
     if (trajectory.evaluation?.success) successes += 1;
     infraErrors += trajectory.infraErrors.length;
+    const progress = { completed: trajectories.length, total, successes, infraErrors, last: trajectory };
     await options.store?.appendTrajectory(trajectory);
-    options.onProgress?.({ completed: trajectories.length, total, successes, infraErrors, last: trajectory });
+    options.onProgress?.(progress);
   });
 
   const summary = summarizeEvaluation(

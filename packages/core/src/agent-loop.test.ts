@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { runAttempt } from './agent-loop.js';
+import { InfrastructureError } from './errors.js';
+import { evaluate } from './evaluate.js';
+import { callTool, createCounterEnvironment, createPlainHarness, createScriptedPolicy } from './testing/index.js';
+
+const request = (overrides: Partial<Parameters<typeof runAttempt>[0]> = {}) => {
+  const { environment } = createCounterEnvironment();
+  return {
+    environment,
+    task: { id: 'count-2', env: 'counter', split: 'dev', instruction: 'Make the counter equal 2.', tags: [], target: 2 },
+    harness: createPlainHarness(),
+    policy: createScriptedPolicy([callTool('add', { n: 2 }), callTool('submit')]),
+    runId: 'test',
+    attempt: 0,
+    seed: 1,
+    ...overrides,
+  };
+};
+
+describe('the agent loop', () => {
+  it('renders, asks the policy, decodes, steps, evaluates and records everything', async () => {
+    const { environment, stats } = createCounterEnvironment();
+    const policy = createScriptedPolicy([callTool('add', { n: 2 }), callTool('submit')]);
+    const trajectory = await runAttempt(request({ environment, policy }));
+    expect(trajectory.stopReason).toBe('done');
+    expect(trajectory.evaluation?.success).toBe(true);
+    expect(trajectory.turns.map((turn) => turn.actions.map((item) => item.action.tool))).toEqual([['add'], ['submit']]);
+    expect(trajectory.turns[0]?.actions[0]?.result.observation).toBe('counter = 2');
+    // system, task, assistant, tool, assistant, tool
+    expect(trajectory.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(trajectory.usage).toEqual({ promptTokens: 20, completionTokens: 10 });
+    expect(trajectory.id).toBe('count-2#plain#0');
+    // The second request showed the policy the first observation.
+    expect(policy.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'counter = 2' });
+    expect(stats).toEqual({ opened: 1, closed: 1 });
+  });
+
+  it('stops at the step limit and still evaluates and closes', async () => {
+    const { environment, stats } = createCounterEnvironment();
+    const policy = createScriptedPolicy([callTool('add', { n: 1 })]);
+    const trajectory = await runAttempt(request({ environment, policy, harness: createPlainHarness({ maxSteps: 4 }) }));
+    expect(trajectory.stopReason).toBe('step-limit');
+    expect(trajectory.turns).toHaveLength(4);
+    expect(trajectory.evaluation?.success).toBe(false);
+    expect(trajectory.evaluation?.checks[0]?.detail).toBe('4 vs 2');
+    expect(stats.closed).toBe(1);
+  });
+
+  it('answers a format error, and stops after too many in a row', async () => {
+    const prose = { role: 'assistant' as const, content: 'thinking...' };
+    const recovered = await runAttempt(
+      request({ policy: createScriptedPolicy([prose, callTool('add', { n: 2 }), callTool('submit')]) }),
+    );
+    expect(recovered.stopReason).toBe('done');
+    expect(recovered.turns[0]?.formatError).toBe('no tool call');
+    expect(recovered.messages[3]).toEqual({ role: 'user', content: 'no tool call' });
+
+    const stuck = await runAttempt(request({ policy: createScriptedPolicy([prose]) }));
+    expect(stuck.stopReason).toBe('format-error-limit');
+    expect(stuck.turns).toHaveLength(2);
+    expect(stuck.evaluation?.success).toBe(false);
+  });
+
+  it('gives a bad action back as an observation, not a crash', async () => {
+    const trajectory = await runAttempt(
+      request({ policy: createScriptedPolicy([callTool('teleport'), callTool('add', { n: 2 }), callTool('submit')]) }),
+    );
+    expect(trajectory.turns[0]?.actions[0]?.result.error?.kind).toBe('unknown-tool');
+    expect(trajectory.evaluation?.success).toBe(true);
+  });
+
+  it('closes the episode when the policy throws', async () => {
+    const { environment, stats } = createCounterEnvironment();
+    const policy = createScriptedPolicy([
+      () => {
+        throw new Error('policy bug');
+      },
+    ]);
+    await expect(runAttempt(request({ environment, policy }))).rejects.toThrow('policy bug');
+    expect(stats).toEqual({ opened: 1, closed: 1 });
+  });
+
+  it('retries infrastructure errors and records them; gives up unscored after the last try', async () => {
+    const flaky = createCounterEnvironment({ failOpens: 2 });
+    const retried = await runAttempt(request({ environment: flaky.environment }), { maxInfraRetries: 2 });
+    expect(retried.evaluation?.success).toBe(true);
+    expect(retried.infraErrors.map((error) => error.code)).toEqual(['counter-down', 'counter-down']);
+
+    const down = createCounterEnvironment({ failOpens: 10 });
+    const lost = await runAttempt(request({ environment: down.environment }), { maxInfraRetries: 1 });
+    expect(lost.stopReason).toBe('infrastructure-error');
+    expect(lost.evaluation).toBeNull();
+    expect(lost.infraErrors).toHaveLength(2);
+  });
+
+  it('treats a policy server outage as infrastructure, not as a policy failure', async () => {
+    let calls = 0;
+    const policy = createScriptedPolicy([
+      () => {
+        calls += 1;
+        if (calls === 1) throw new InfrastructureError('503 from model server', { code: 'model-server-unavailable' });
+        return callTool('add', { n: 2 });
+      },
+      callTool('submit'),
+    ]);
+    const trajectory = await runAttempt(request({ policy }));
+    expect(trajectory.infraErrors).toHaveLength(1);
+    expect(trajectory.evaluation?.success).toBe(true);
+  });
+});
+
+describe('evaluate', () => {
+  it('runs k attempts per task, summarises them and resumes without rerunning', async () => {
+    const { environment, stats } = createCounterEnvironment();
+    const taskSet = await environment.loadTasks({});
+    // Solves count-1 on every attempt, count-2 never, count-3 never.
+    const policy = createScriptedPolicy([callTool('add', { n: 1 }), callTool('submit')]);
+    const base = { environment, taskSet, split: 'dev', harness: createPlainHarness(), policy, k: 2, seed: 3, concurrency: 2, runId: 'r' };
+    const { summary, trajectories } = await evaluate(base);
+    expect(trajectories).toHaveLength(6);
+    expect(summary).toMatchObject({ tasks: 3, solved: 1, passAtK: 1 / 3, avgAtK: 1 / 3, unsolved: ['count-2', 'count-3'] });
+    expect(summary.unloadable).toEqual([{ id: 'count-bad', reason: 'a deliberately unloadable record' }]);
+    expect(summary.perTask.find((task) => task.id === 'count-1')).toEqual({ id: 'count-1', attempts: 2, successes: 2 });
+    expect(stats).toEqual({ opened: 6, closed: 6 });
+
+    const resumed = await evaluate({ ...base, resumeFrom: trajectories.slice(0, 4) });
+    expect(stats.opened).toBe(8);
+    expect(resumed.summary.passAtK).toBe(summary.passAtK);
+  });
+});

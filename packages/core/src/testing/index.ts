@@ -1,0 +1,3 @@
+export * from './counter-environment.js';
+export * from './plain-harness.js';
+export * from './scripted-policy.js';

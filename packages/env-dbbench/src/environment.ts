@@ -1,0 +1,71 @@
+import { fileURLToPath } from 'node:url';
+import {
+  ConfigError,
+  type Environment,
+  type OpenOptions,
+  type OraclePlan,
+  type TaskSet,
+  type TaskSource,
+} from '@harness-s/core';
+import type { DbbenchBackend } from './backend.js';
+import { DbbenchEpisode, type DbbenchScoring } from './episode.js';
+import { dbbenchOraclePlan, dbbenchSkills } from './oracle-plan.js';
+import { createPgliteBackend } from './pglite-backend.js';
+import { type DbbenchTask, loadDbbenchFile } from './records.js';
+
+/** The splits shipped with the package, by name. */
+const shippedSplits: Record<string, string> = {
+  dev: fileURLToPath(new URL('../data/dev.jsonl', import.meta.url)),
+};
+
+export interface DbbenchEnvironmentOptions {
+  /** The SQL engine; the embedded PGlite engine by default. */
+  backend?: DbbenchBackend;
+  /** How question answers are scored (default `v0.2`, the paper's AgentBench version). */
+  scoring?: DbbenchScoring;
+}
+
+/** A note for the agent naming the engine, so a real model writes the right dialect. */
+function engineNote(backend: DbbenchBackend): string {
+  return backend.dialect === 'postgres'
+    ? 'The database is PostgreSQL: quote table and column names with double quotes.'
+    : '';
+}
+
+/** AgentBench's DBBench: answer questions about a table, or modify it, with SQL. */
+export function createDbbenchEnvironment(options: DbbenchEnvironmentOptions = {}): Environment<DbbenchTask> {
+  const backend = options.backend ?? createPgliteBackend();
+  const scoring = options.scoring ?? 'v0.2';
+  return {
+    id: 'dbbench',
+    splits: Object.keys(shippedSplits),
+    skills: dbbenchSkills,
+
+    async loadTasks(source: TaskSource): Promise<TaskSet<DbbenchTask>> {
+      if (source.file) return loadDbbenchFile(source.file, undefined, engineNote(backend));
+      const split = source.split ?? 'dev';
+      const path = shippedSplits[split];
+      if (!path) {
+        throw new ConfigError(
+          `dbbench has no split '${split}'; shipped: ${Object.keys(shippedSplits).join(', ')} (or use --data FILE)`,
+          {
+            code: 'unknown-split',
+          },
+        );
+      }
+      return loadDbbenchFile(path, split, engineNote(backend));
+    },
+
+    async open(task: DbbenchTask, openOptions?: OpenOptions) {
+      openOptions?.signal?.throwIfAborted();
+      const session = await backend.openSession(task);
+      return new DbbenchEpisode(task, session, scoring);
+    },
+
+    oraclePlan(task: DbbenchTask): OraclePlan {
+      return dbbenchOraclePlan(task, backend.dialect);
+    },
+
+    close: () => backend.close(),
+  };
+}

@@ -1,0 +1,46 @@
+import { ConfigError, type Harness, type HarnessSpec, readJson } from '@harness-s/core';
+import { dbbenchH0 } from './dbbench.js';
+import { createHarness } from './harness.js';
+
+/** Built-in harness specs by environment and name. */
+const builtIns: Record<string, Record<string, () => HarnessSpec>> = {
+  dbbench: {
+    h0: () => dbbenchH0('tool-calls'),
+    'h0-text': () => dbbenchH0('dbbench-text'),
+  },
+};
+
+/** Names of the built-in harnesses for an environment. */
+export function builtInHarnesses(env: string): string[] {
+  return Object.keys(builtIns[env] ?? {});
+}
+
+/** The base harness H0 of an environment. */
+export function baseHarnessSpec(env: string): HarnessSpec {
+  const make = builtIns[env]?.['h0'];
+  if (!make) throw new ConfigError(`no base harness for environment '${env}'`, { code: 'no-base-harness' });
+  return make();
+}
+
+/**
+ * Resolves `--harness`: a built-in name (`h0`, `h0-text`) or a path to a harness spec JSON file.
+ * A spec for another environment is refused.
+ */
+export async function resolveHarness(env: string, nameOrPath: string): Promise<Harness> {
+  const builtIn = builtIns[env]?.[nameOrPath];
+  if (builtIn) return createHarness(builtIn(), `built-in harness ${nameOrPath}`);
+  if (!nameOrPath.endsWith('.json')) {
+    const known = builtInHarnesses(env);
+    throw new ConfigError(
+      `unknown harness '${nameOrPath}' for --env ${env}; use one of ${known.join(', ') || '(none)'} or a spec .json file`,
+      { code: 'unknown-harness' },
+    );
+  }
+  const harness = createHarness(await readJson(nameOrPath), nameOrPath);
+  if (harness.spec.env !== env) {
+    throw new ConfigError(`${nameOrPath}: env is '${harness.spec.env}' but --env is '${env}'`, {
+      code: 'harness-env-mismatch',
+    });
+  }
+  return harness;
+}

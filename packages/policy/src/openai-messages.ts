@@ -1,0 +1,140 @@
+import { type AssistantMessage, formatZodError, type Message, type ToolSpec, type Usage } from '@harness-s/core';
+import type OpenAI from 'openai';
+import { z } from 'zod';
+
+/**
+ * Converts core messages to the chat completions wire format. An assistant message without tool
+ * calls gets no `tool_calls` key at all, because OpenAI rejects an empty `tool_calls` array.
+ */
+export function toChatMessages(messages: readonly Message[]): OpenAI.ChatCompletionMessageParam[] {
+  return messages.map(toChatMessage);
+}
+
+function toChatMessage(message: Message): OpenAI.ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return { role: 'user', content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        ...(message.toolCalls?.length
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+/** Converts core tool specs to function tools; the JSON schema is sent as the parameters unchanged. */
+export function toChatTools(tools: readonly ToolSpec[]): OpenAI.ChatCompletionFunctionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
+
+/**
+ * The part of a chat completion body this policy relies on. The SDK's types describe what OpenAI
+ * promises, but the body comes from whatever server sits at the base URL, so it is checked here.
+ * Unknown fields (vLLM's `prompt_token_ids`, `reasoning_content`, ...) are ignored.
+ */
+const ChatCompletionBody = z.object({
+  choices: z
+    .array(
+      z.object({
+        message: z.object({
+          content: z.string().nullish(),
+          tool_calls: z
+            .array(
+              z.object({
+                // Some servers leave ids out; a stable fallback keeps tool results matchable.
+                id: z.string().nullish(),
+                function: z.object({
+                  name: z.string(),
+                  // A few servers send the arguments as an object instead of a JSON text.
+                  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+                }),
+              }),
+            )
+            .nullish(),
+        }),
+        /** vLLM's completion token ids, present when the request asked for `return_token_ids`. */
+        token_ids: z.array(z.number().int().nonnegative()).nullish(),
+      }),
+    )
+    .min(1, 'no choices in the response'),
+  // Usage is informative only, so anything unexpected in it counts as unknown rather than an error.
+  usage: z.unknown().optional(),
+});
+
+/** What one chat completion contributes to a policy response. */
+export interface ParsedCompletion {
+  message: AssistantMessage;
+  usage: Usage;
+  completionTokenIds?: number[];
+}
+
+/** Why a body could not be used; the caller wraps it in an error naming the server. */
+export class MalformedCompletion extends Error {
+  override name = 'MalformedCompletion';
+}
+
+/**
+ * Converts a chat completion body to a core assistant message, usage and token ids. Throws
+ * `MalformedCompletion` naming the missing part when the body is not a usable completion.
+ */
+export function parseChatCompletion(body: unknown): ParsedCompletion {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    const preview = typeof body === 'string' && body !== '' ? ` ${JSON.stringify(body.slice(0, 80))}` : '';
+    throw new MalformedCompletion(`body is not a JSON object (got ${describeType(body)}${preview})`);
+  }
+  const result = ChatCompletionBody.safeParse(body);
+  if (!result.success) throw new MalformedCompletion(formatZodError(result.error));
+  const choice = result.data.choices[0];
+  if (choice === undefined) throw new MalformedCompletion('no choices in the response');
+
+  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => ({
+    id: call.id ?? `call_${index}`,
+    name: call.function.name,
+    arguments:
+      typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments),
+  }));
+  const message: AssistantMessage = {
+    role: 'assistant',
+    content: choice.message.content ?? '',
+    ...(toolCalls.length ? { toolCalls } : {}),
+  };
+  return {
+    message,
+    usage: readUsage(result.data.usage),
+    ...(choice.token_ids ? { completionTokenIds: choice.token_ids } : {}),
+  };
+}
+
+/** Reads `usage`, counting a missing or odd count as 0 (the core convention for unknown). */
+function readUsage(usage: unknown): Usage {
+  const counts = typeof usage === 'object' && usage !== null ? usage : {};
+  const { prompt_tokens, completion_tokens } = counts as Record<string, unknown>;
+  return { promptTokens: count(prompt_tokens), completionTokens: count(completion_tokens) };
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
+}
+
+function describeType(value: unknown): string {
+  if (value === undefined || value === '') return 'an empty body';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+import { HarnessError } from '@harness-s/core';
+import { createProgram } from './program.js';
+
+try {
+  await createProgram().parseAsync(process.argv);
+} catch (error) {
+  if (HarnessError.isInstance(error)) {
+    process.stderr.write(`harness-s: error: ${error.message}\n`);
+    process.exitCode = error.category === 'infrastructure' ? 1 : 2;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,164 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  ConfigError,
+  type EvalSummary,
+  evaluate,
+  RunStore,
+  readTrajectories,
+  type Task,
+  type TaskSet,
+} from '@harness-s/core';
+import { resolveHarness } from '@harness-s/harness-dsh';
+import { createEnvironment } from '../environments.js';
+import { duration, percent, renderTable } from '../format.js';
+import { createPolicy } from '../policies.js';
+import { createProgress } from '../progress.js';
+
+export interface EvalFlags {
+  env: string;
+  split?: string;
+  data?: string;
+  policy: string;
+  harness: string;
+  k: number;
+  seed: number;
+  concurrency: number;
+  out?: string;
+  resume?: string;
+  model?: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxTokens?: number;
+  scoring?: string;
+  tasks?: string[];
+  limit?: number;
+  quiet?: boolean;
+}
+
+/** Keeps the tasks named by `--tasks` and the first `--limit`; unknown ids are an error. */
+function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): TaskSet<T> {
+  let tasks = taskSet.tasks;
+  if (flags.tasks?.length) {
+    const known = new Set([...tasks.map((task) => task.id), ...taskSet.unloadable.map((item) => item.id)]);
+    const missing = flags.tasks.filter((id) => !known.has(id));
+    if (missing.length)
+      throw new ConfigError(`--tasks: no task ${missing.join(', ')} in this split`, { code: 'bad-flag' });
+    const wanted = new Set(flags.tasks);
+    tasks = tasks.filter((task) => wanted.has(task.id));
+  }
+  if (flags.limit !== undefined) tasks = tasks.slice(0, flags.limit);
+  return { tasks, unloadable: taskSet.unloadable };
+}
+
+const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+
+/** `harness-s eval`: k attempts per task under one harness; prints Pass@k and Avg@k; writes a run folder. */
+export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
+  if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+  const environment = createEnvironment(flags.env, flags.scoring ? { scoring: flags.scoring } : {});
+  try {
+    const harness = await resolveHarness(flags.env, flags.harness);
+    const policy = createPolicy(flags);
+    const split = flags.data ? resolve(flags.data) : (flags.split ?? 'dev');
+    const taskSet = selectTasks(
+      await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' }),
+      flags,
+    );
+    const splitName = taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
+    const dir = resolve(flags.resume ?? flags.out ?? join('runs', `${timestamp()}-${flags.env}-${flags.policy}`));
+    if (flags.resume && !existsSync(dir))
+      throw new ConfigError(`--resume: no run folder at ${dir}`, { code: 'bad-flag' });
+    const resumeFrom = flags.resume ? await readTrajectories(dir) : [];
+    const runId = dir.split('/').pop() ?? 'run';
+    const store = await RunStore.create(dir, {
+      command: 'eval',
+      env: flags.env,
+      split: splitName,
+      data: flags.data ? resolve(flags.data) : null,
+      k: flags.k,
+      seed: flags.seed,
+      concurrency: flags.concurrency,
+      scoring: flags.scoring ?? null,
+      policy: { id: policy.id, version: policy.version, ...policy.describe() },
+      harness: harness.spec,
+      tasks: taskSet.tasks.map((task) => task.id),
+      createdAt: new Date().toISOString(),
+    });
+
+    const log = (line: string) => {
+      if (!flags.quiet) process.stderr.write(`${line}\n`);
+    };
+    log(
+      `Evaluating ${policy.id} under ${harness.spec.id} on ${flags.env}/${splitName}: ${taskSet.tasks.length} tasks x ${flags.k} attempts` +
+        (taskSet.unloadable.length ? ` (${taskSet.unloadable.length} not loadable)` : '') +
+        (resumeFrom.length ? `, resuming with ${resumeFrom.length} recorded` : ''),
+    );
+    const progress = flags.quiet ? undefined : createProgress('eval', taskSet.tasks.length * flags.k);
+    const controller = new AbortController();
+    const onSignal = () => controller.abort(new Error('interrupted'));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    let summary: EvalSummary;
+    try {
+      ({ summary } = await evaluate({
+        environment,
+        taskSet,
+        split: splitName,
+        harness,
+        policy,
+        k: flags.k,
+        seed: flags.seed,
+        concurrency: flags.concurrency,
+        runId,
+        store,
+        resumeFrom,
+        signal: controller.signal,
+        onProgress: (event) =>
+          progress?.update(
+            event.completed,
+            `${event.successes} solved attempts${event.infraErrors ? `, ${event.infraErrors} infra errors` : ''}`,
+          ),
+      }));
+    } catch (error) {
+      if (controller.signal.aborted) {
+        throw new ConfigError(`interrupted; finished attempts are kept in ${dir}; continue with --resume ${dir}`, {
+          code: 'interrupted',
+        });
+      }
+      throw error;
+    } finally {
+      progress?.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await store.close();
+    }
+    process.stdout.write(`${formatSummary(summary)}\nRun folder: ${dir}\n`);
+    return summary;
+  } finally {
+    await environment.close();
+  }
+}
+
+/** The evaluation table: overall and per category, then what could not be loaded. */
+export function formatSummary(summary: EvalSummary): string {
+  const k = summary.k;
+  const rows = Object.entries(summary.perCategory)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([category, rates]) => [category, String(rates.tasks), percent(rates.passAtK), percent(rates.avgAtK)]);
+  const table = renderTable(
+    ['category', 'tasks', `Pass@${k}`, `Avg@${k}`],
+    [...rows, ['all', String(summary.tasks), percent(summary.passAtK), percent(summary.avgAtK)]],
+  );
+  const lines = [
+    '',
+    `${summary.env}/${summary.split} | policy ${summary.policy} | harness ${summary.harness} | k=${k} | seed ${summary.seed}`,
+    table,
+    '',
+    `solved ${summary.solved}/${summary.tasks} tasks at least once | infrastructure errors ${summary.infraErrors}` +
+      (summary.unscoredAttempts ? ` (${summary.unscoredAttempts} attempts unscored)` : '') +
+      ` | ${duration(summary.durationMs)}`,
+  ];
+  for (const item of summary.unloadable) lines.push(`not loadable: ${item.id}: ${item.reason}`);
+  return lines.join('\n');
+}

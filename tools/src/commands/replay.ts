@@ -1,0 +1,112 @@
+import { readFile } from 'node:fs/promises';
+import { Action, ConfigError, type Evaluation, InputError, parseWith, Trajectory } from '@harness-s/core';
+import { z } from 'zod';
+import { createEnvironment } from '../environments.js';
+
+export interface ReplayFlags {
+  env: string;
+  task: string;
+  actions: string;
+  split?: string;
+  data?: string;
+  attempt?: number;
+  harness?: string;
+  scoring?: string;
+}
+
+export interface ReplayStep {
+  action: Action;
+  observation: string;
+  done: boolean;
+}
+
+/**
+ * Reads actions from a file: a JSON array of actions, JSONL with one action per line, or a run's
+ * trajectories (a run folder's `trajectories.jsonl`), from which the task's attempt is taken.
+ */
+export async function readActions(path: string, taskId: string, attempt = 0, harnessId?: string): Promise<Action[]> {
+  let text: string;
+  try {
+    text = await readFile(path.endsWith('/') || !path.includes('.') ? `${path}/trajectories.jsonl` : path, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read actions from ${path}: ${(error as Error).message}`, { code: 'file-unreadable' });
+  }
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch (error) {
+      throw new InputError(`${path}: not valid JSON (${(error as Error).message})`, { code: 'bad-json' });
+    }
+    return parseWith(z.array(Action), value, path);
+  }
+  const values = trimmed.split('\n').flatMap((line, index) => {
+    if (line.trim() === '') return [];
+    try {
+      return [{ line: index + 1, value: JSON.parse(line) as unknown }];
+    } catch (error) {
+      throw new InputError(`${path}:${index + 1}: not valid JSON (${(error as Error).message})`, { code: 'bad-jsonl' });
+    }
+  });
+  const first = values[0]?.value;
+  if (typeof first === 'object' && first !== null && 'turns' in first) {
+    const trajectories = values.map(({ line, value }) => parseWith(Trajectory, value, `${path}:${line}`));
+    const match = trajectories.find(
+      (item) =>
+        item.taskId === taskId && item.attempt === attempt && (harnessId === undefined || item.harnessId === harnessId),
+    );
+    if (!match)
+      throw new InputError(`${path}: no trajectory of task ${taskId}, attempt ${attempt}`, { code: 'no-trajectory' });
+    return match.turns.flatMap((turn) => turn.actions.map((record) => record.action));
+  }
+  return values.map(({ line, value }) => parseWith(Action, value, `${path}:${line}`));
+}
+
+/** `harness-s replay`: runs a list of actions against a fresh episode and prints what happens. */
+export async function runReplay(
+  flags: ReplayFlags,
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+) {
+  const environment = createEnvironment(flags.env, flags.scoring ? { scoring: flags.scoring } : {});
+  try {
+    const taskSet = await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' });
+    const task = taskSet.tasks.find((item) => item.id === flags.task);
+    if (!task) {
+      const unloadable = taskSet.unloadable.find((item) => item.id === flags.task);
+      throw new ConfigError(
+        unloadable
+          ? `task ${flags.task} cannot be loaded: ${unloadable.reason}`
+          : `--task: no task ${flags.task} in this split`,
+        { code: 'bad-flag' },
+      );
+    }
+    const actions = await readActions(flags.actions, flags.task, flags.attempt ?? 0, flags.harness);
+    const episode = await environment.open(task);
+    const steps: ReplayStep[] = [];
+    let evaluation: Evaluation;
+    try {
+      print(`Task ${task.id}: ${task.instruction}`);
+      for (const [index, action] of actions.entries()) {
+        const result = await episode.step(action);
+        steps.push({ action, observation: result.observation, done: result.done });
+        print(`\n[${index + 1}] ${action.tool} ${JSON.stringify(action.arguments)}`);
+        print(`=> ${result.observation}`);
+        if (result.done) {
+          if (index < actions.length - 1)
+            print(`(episode done; ${actions.length - index - 1} remaining actions not run)`);
+          break;
+        }
+      }
+      evaluation = await episode.evaluate();
+    } finally {
+      await episode.close();
+    }
+    print(`\nEvaluation: ${evaluation.success ? 'SUCCESS' : 'FAILURE'} (reward ${evaluation.reward})`);
+    for (const check of evaluation.checks)
+      print(`  ${check.passed ? 'pass' : 'FAIL'} ${check.name}${check.detail ? `: ${check.detail}` : ''}`);
+    return { steps, evaluation };
+  } finally {
+    await environment.close();
+  }
+}

@@ -1,0 +1,30 @@
+import { ConfigError, type Environment } from '@harness-s/core';
+import { createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
+
+/** Options shared by every command that opens episodes. */
+export interface EnvironmentOptions {
+  scoring?: string;
+}
+
+const factories: Record<string, (options: EnvironmentOptions) => Environment> = {
+  dbbench: (options) => {
+    const scoring = options.scoring ?? 'v0.2';
+    if (scoring !== 'v0.2' && scoring !== 'normalized') {
+      throw new ConfigError(`--scoring must be v0.2 or normalized, got '${scoring}'`, { code: 'bad-flag' });
+    }
+    return createDbbenchEnvironment({ scoring: scoring as DbbenchScoring }) as unknown as Environment;
+  },
+};
+
+export const environmentNames = (): string[] => Object.keys(factories);
+
+/** Creates an environment by its `--env` name. */
+export function createEnvironment(name: string, options: EnvironmentOptions = {}): Environment {
+  const factory = factories[name];
+  if (!factory) {
+    throw new ConfigError(`unknown --env '${name}'; available: ${environmentNames().join(', ')}`, {
+      code: 'unknown-env',
+    });
+  }
+  return factory(options);
+}

@@ -1,0 +1,6 @@
+export { type EvalFlags, formatSummary, runEval } from './commands/eval.js';
+export { type ReplayFlags, readActions, runReplay } from './commands/replay.js';
+export { createEnvironment, environmentNames } from './environments.js';
+export { renderTable } from './format.js';
+export { createPolicy } from './policies.js';
+export { createProgram } from './program.js';

@@ -1,0 +1,34 @@
+import { SingleBar } from 'cli-progress';
+
+/** Progress of long work on stderr: a live bar on a terminal, a line every 10% otherwise. */
+export interface Progress {
+  update(completed: number, detail: string): void;
+  stop(): void;
+}
+
+export function createProgress(label: string, total: number): Progress {
+  if (process.stderr.isTTY) {
+    const bar = new SingleBar({
+      format: `${label} [{bar}] {value}/{total} | {detail} | {duration_formatted} (eta {eta_formatted})`,
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: false,
+    });
+    bar.start(total, 0, { detail: '' });
+    return { update: (completed, detail) => bar.update(completed, { detail }), stop: () => bar.stop() };
+  }
+  let reported = 0;
+  const start = Date.now();
+  return {
+    update(completed, detail) {
+      const step = Math.max(1, Math.ceil(total / 10));
+      if (completed === total || completed - reported >= step) {
+        reported = completed;
+        process.stderr.write(
+          `${label}: ${completed}/${total} | ${detail} | ${((Date.now() - start) / 1000).toFixed(1)} s\n`,
+        );
+      }
+    },
+    stop() {},
+  };
+}
