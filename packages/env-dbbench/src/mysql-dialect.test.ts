@@ -150,7 +150,7 @@ describe('translateMysqlToPostgres', () => {
   it('matches table names case-sensitively on request, as MySQL on Linux', () => {
     const sql = 'UPDATE GAME_RESULTS SET Game = 1';
     expect(translateMysqlToPostgres(sql, games, { caseSensitiveTableNames: true }).sql).toBe(
-      `UPDATE GAME_RESULTS SET "Game" = '1'`,
+      `UPDATE "GAME_RESULTS" SET "Game" = '1'`,
     );
   });
 });
@@ -180,6 +180,13 @@ describe('on PGlite', () => {
     const rows = await query<{ value: number }>('SELECT mysql_num(t) AS value FROM unnest($1::text[]) t', [texts]);
     expect(rows.map((row) => row.value)).toEqual([12, 0, 3.5, -1000, 0.5, 62, 7, 1, 0, 4]);
     expect(await query('SELECT mysql_num(NULL) AS value')).toEqual([{ value: null }]);
+  });
+
+  it('sums and averages TEXT as MySQL does, skipping NULL', async () => {
+    const rows = await query(`SELECT sum(t) AS total, avg(t) AS mean, sum(1) AS one
+      FROM unnest(ARRAY['1', '2.5x', NULL, 'abc']) t`);
+    expect(rows).toEqual([{ total: 3.5, mean: 3.5 / 3, one: 4 }]);
+    expect(await query('SELECT sum(t) AS total FROM unnest(ARRAY[NULL::text]) t')).toEqual([{ total: null }]);
   });
 
   it('mysql_ci ignores case, accents and trailing spaces; mysql_fold keeps the spaces', async () => {

@@ -208,8 +208,9 @@ class Translator {
     const columns = this.schema.columns;
     const column = columns.find((candidate) => candidate === name) ?? columns.find((c) => c.toLowerCase() === lower);
     const { table } = this.schema;
-    const tableMatches = table === name || (!this.options.caseSensitiveTableNames && table.toLowerCase() === lower);
-    const asTable = tableMatches ? { name: table, role: 'table' as const } : undefined;
+    // Case-sensitive table names keep a name in the wrong case as written, so PostgreSQL fails as MySQL does.
+    const tableName = this.options.caseSensitiveTableNames ? name : table;
+    const asTable = table.toLowerCase() === lower ? { name: tableName, role: 'table' as const } : undefined;
     const asColumn = column === undefined ? undefined : { name: column, role: 'column' as const };
     return preferTable ? (asTable ?? asColumn) : (asColumn ?? asTable);
   }

@@ -297,6 +297,8 @@ function openingParenthesis(significant: readonly MysqlToken[], index: number): 
   }
   return -1;
 }
+
+// MySQL's comparison semantics as PostgreSQL functions.
 // Accented Latin letters and the base letter they compare equal to under utf8mb4_general_ci: every
 // letter of Latin-1, Latin Extended-A/B and Latin Extended Additional that Unicode decomposes into an
 // ASCII letter plus marks (é = e, Ł stays Ł), and ß = s. PGlite has no unaccent extension, so the
@@ -307,13 +309,14 @@ const accentedLetters = [...latinRange(0xc0, 0x24f), ...latinRange(0x1e00, 0x1ef
   .map((letter) => [letter, letter.normalize('NFD').charAt(0)] as const)
   .filter(([letter, base]) => base !== letter && /[A-Za-z]/.test(base))
   .concat([['ß', 's']]);
-const fold = (argument: string) =>
-  `upper(translate(${argument}, '${accentedLetters.map(([letter]) => letter).join('')}', '${accentedLetters.map(([, base]) => base).join('')}'))`;
+const accentedFrom = accentedLetters.map(([letter]) => letter).join('');
+const accentedTo = accentedLetters.map(([, base]) => base).join('');
+const fold = (argument: string) => `upper(translate(${argument}, '${accentedFrom}', '${accentedTo}'))`;
 
 /**
  * `CREATE OR REPLACE FUNCTION` statements for the helpers that translated SQL calls; run once per
- * database or schema (they are created in the first schema of the search_path). Plain SQL, IMMUTABLE,
- * STRICT (NULL in, NULL out, as MySQL's comparisons with NULL):
+ * database or schema (they are created in the first schema of the search_path). Plain SQL functions,
+ * IMMUTABLE, and STRICT where NULL in means NULL out, as in MySQL's comparisons with NULL:
  * - `mysql_fold(text)`: upper case without accents, the weight utf8mb4_general_ci compares (for LIKE).
  * - `mysql_ci(text)`: `mysql_fold` without trailing spaces, as PAD SPACE collations compare (for `=`).
  * - `mysql_num(text)`: the leading number of the text, as MySQL converts a string to a double:

@@ -1,0 +1,138 @@
+import {
+  type Action,
+  type Environment,
+  type Episode,
+  Evaluation,
+  type Task,
+  ToolSpec,
+  rightPath,
+} from '@harness-s/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+export interface EnvironmentContractOptions<T extends Task> {
+  /** Shown in the test names. */
+  name: string;
+  /** Creates the environment under test; it must allow at least two open episodes at once. */
+  create: () => Environment<T> | Promise<Environment<T>>;
+  /** Which tasks to use (default: the environment's first split). */
+  source?: { split?: string; file?: string };
+  /** How many tasks the oracle and the do-nothing checks run on (default: all). */
+  sample?: number;
+  /** Resources the environment holds for open episodes (connections, schemas, containers), if it can count them. */
+  resourcesInUse?: (environment: Environment<T>) => Promise<number>;
+  /** Test timeout for the whole-split checks. */
+  timeoutMs?: number;
+}
+
+/**
+ * The contract every environment package runs against itself: loading, opening, stepping, bad
+ * actions as observations, evaluation, closing that always releases, an oracle that solves every
+ * task, doing nothing that solves none, and concurrent episodes that cannot see each other.
+ */
+export function defineEnvironmentContract<T extends Task>(options: EnvironmentContractOptions<T>): void {
+  describe(`environment contract: ${options.name}`, () => {
+    let environment: Environment<T>;
+    let tasks: T[] = [];
+    const sample = () => tasks.slice(0, options.sample ?? tasks.length);
+    const timeout = options.timeoutMs ?? 120_000;
+
+    beforeAll(async () => {
+      environment = await options.create();
+      const source = options.source ?? { split: environment.splits[0] ?? 'dev' };
+      ({ tasks } = await environment.loadTasks(source));
+    }, timeout);
+    afterAll(async () => {
+      await environment?.close();
+    });
+
+    const withEpisode = async <R>(task: T, body: (episode: Episode<T>) => Promise<R>): Promise<R> => {
+      const episode = await environment.open(task);
+      try {
+        return await body(episode);
+      } finally {
+        await episode.close();
+      }
+    };
+
+    it('loads tasks with unique ids that belong to the environment', () => {
+      expect(tasks.length).toBeGreaterThan(0);
+      expect(new Set(tasks.map((task) => task.id)).size).toBe(tasks.length);
+      for (const task of tasks) expect(task.env).toBe(environment.id);
+      expect(environment.skills.length).toBeGreaterThan(0);
+    });
+
+    it('opens an episode that offers tools with JSON-schema parameters', async () => {
+      const first = tasks[0] as T;
+      await withEpisode(first, async (episode) => {
+        expect(episode.task.id).toBe(first.id);
+        expect(episode.tools.length).toBeGreaterThan(0);
+        for (const tool of episode.tools) {
+          expect(ToolSpec.safeParse(tool).success).toBe(true);
+          expect(tool.parameters['type']).toBe('object');
+        }
+      });
+    });
+
+    it('answers an unknown tool and bad arguments with observations, not crashes', async () => {
+      await withEpisode(tasks[0] as T, async (episode) => {
+        const unknown = await episode.step({ tool: 'no_such_tool_xyz', arguments: {} });
+        expect(unknown.done).toBe(false);
+        expect(unknown.error).toBeDefined();
+        expect(unknown.observation.length).toBeGreaterThan(0);
+        for (const tool of episode.tools) {
+          const result = await episode.step({ tool: tool.name, arguments: { unexpected: { deeply: ['nested'] } } });
+          expect(typeof result.observation).toBe('string');
+          if (result.done) break;
+        }
+        // The episode still evaluates after bad actions.
+        expect(Evaluation.safeParse(await episode.evaluate()).success).toBe(true);
+      });
+    });
+
+    it(
+      'solves every task by its oracle plan, and no task by doing nothing',
+      async () => {
+        const unsolved: string[] = [];
+        const solvedByNothing: string[] = [];
+        for (const task of sample()) {
+          const actions: Action[] = rightPath(environment.oraclePlan(task).nodes);
+          const oracle = await withEpisode(task, async (episode) => {
+            for (const action of actions) if ((await episode.step(action)).done) break;
+            return episode.evaluate();
+          });
+          expect(Evaluation.safeParse(oracle).success).toBe(true);
+          if (!oracle.success || oracle.reward !== 1) unsolved.push(task.id);
+          const nothing = await withEpisode(task, (episode) => episode.evaluate());
+          if (nothing.success || nothing.reward !== 0) solvedByNothing.push(task.id);
+        }
+        expect(unsolved).toEqual([]);
+        expect(solvedByNothing).toEqual([]);
+      },
+      timeout,
+    );
+
+    it('keeps concurrent episodes of one task apart', async () => {
+      const task = tasks[0] as T;
+      const actions = rightPath(environment.oraclePlan(task).nodes);
+      const [solver, bystander] = await Promise.all([environment.open(task), environment.open(task)]);
+      try {
+        for (const action of actions) if ((await solver.step(action)).done) break;
+        expect((await solver.evaluate()).success).toBe(true);
+        expect((await bystander.evaluate()).success).toBe(false);
+      } finally {
+        await Promise.all([solver.close(), bystander.close()]);
+      }
+    });
+
+    it('releases everything on close, even twice, even after a failed step', async () => {
+      const before = options.resourcesInUse ? await options.resourcesInUse(environment) : 0;
+      const episode = await environment.open(tasks[0] as T);
+      await episode.step({ tool: 'no_such_tool_xyz', arguments: {} });
+      await episode.close();
+      await episode.close();
+      if (options.resourcesInUse) expect(await options.resourcesInUse(environment)).toBe(before);
+      // Many open/close cycles do not exhaust the environment.
+      for (let i = 0; i < 20; i += 1) await withEpisode(tasks[i % tasks.length] as T, async () => undefined);
+    });
+  });
+}
