@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+
 let t = performance.now();
 const db = await PGlite.create();
 console.log('fresh', performance.now() - t);

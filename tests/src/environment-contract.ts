@@ -3,9 +3,9 @@ import {
   type Environment,
   type Episode,
   Evaluation,
+  rightPath,
   type Task,
   ToolSpec,
-  rightPath,
 } from '@harness-s/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -90,7 +90,7 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
     });
 
     it(
-      'solves every task by its oracle plan, and no task by doing nothing',
+      'solves every task by its oracle plan, and no task by doing nothing or by its empty plan',
       async () => {
         const unsolved: string[] = [];
         const solvedByNothing: string[] = [];
@@ -104,6 +104,12 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
           if (!oracle.success || oracle.reward !== 1) unsolved.push(task.id);
           const nothing = await withEpisode(task, (episode) => episode.evaluate());
           if (nothing.success || nothing.reward !== 0) solvedByNothing.push(task.id);
+          const empty = await withEpisode(task, async (episode) => {
+            for (const action of rightPath(environment.emptyPlan(task).nodes))
+              if ((await episode.step(action)).done) break;
+            return episode.evaluate();
+          });
+          if (empty.success || empty.reward !== 0) solvedByNothing.push(`${task.id} (empty plan)`);
         }
         expect(unsolved).toEqual([]);
         expect(solvedByNothing).toEqual([]);

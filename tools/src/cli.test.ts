@@ -26,34 +26,65 @@ describe('harness-s flags', () => {
   it('names the bad flag and value', async () => {
     expect(await parseError(['eval', '--k', '0'])).toMatch(/--k must be an integer >= 1, got '0'/);
     expect(await parseError(['eval', '--env', 'chess'])).toMatch(/'chess' is invalid.*dbbench/s);
-    expect(await parseError(['eval', '--policy', 'gpt5'])).toMatch(/'gpt5' is invalid.*sim, oracle, openai/s);
+    expect(await parseError(['eval', '--policy', 'gpt5'])).toMatch(/'gpt5' is invalid.*sim, oracle, empty, openai/s);
     expect(await parseError(['eval', '--frobnicate'])).toMatch(/unknown option '--frobnicate'/);
     expect(await parseError(['replay', '--task', 'dev-0'])).toMatch(/required option '--actions <file>' not specified/);
   });
 
   it('refuses an openai policy without an endpoint, and unknown task ids', async () => {
     await expect(runEval({ ...base, policy: 'openai' })).rejects.toThrow(/--policy openai needs --base-url/);
-    await expect(runEval({ ...base, policy: 'oracle', tasks: ['dev-999'] })).rejects.toThrow(/--tasks: no task dev-999/);
+    await expect(runEval({ ...base, policy: 'oracle', tasks: ['dev-999'] })).rejects.toThrow(
+      /--tasks: no task dev-999/,
+    );
   });
 });
 
 describe('harness-s eval and replay', () => {
   it('writes a run folder a reader can replay, with every summary key scripts rely on', async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'eval-')), 'run');
-    const summary = await runEval({ ...base, policy: 'sim', k: 3, seed: 5, tasks: ['dev-0', 'dev-5', 'dev-20', 'dev-41'], out });
+    const summary = await runEval({
+      ...base,
+      policy: 'sim',
+      k: 3,
+      seed: 5,
+      tasks: ['dev-0', 'dev-5', 'dev-20', 'dev-41'],
+      out,
+    });
     expect(EvalSummary.safeParse(summary).success).toBe(true);
     const written = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
-    for (const key of ['env', 'split', 'policy', 'harness', 'k', 'tasks', 'solved', 'passAtK', 'avgAtK', 'unloadable', 'infraErrors', 'perTask']) {
+    for (const key of [
+      'env',
+      'split',
+      'policy',
+      'harness',
+      'k',
+      'tasks',
+      'solved',
+      'passAtK',
+      'avgAtK',
+      'unloadable',
+      'infraErrors',
+      'perTask',
+    ]) {
       expect(written).toHaveProperty(key);
     }
     expect(written).toMatchObject({ env: 'dbbench', split: 'dev', policy: 'sim', harness: 'h0', k: 3, tasks: 3 });
-    expect(written.unloadable).toEqual([{ id: 'dev-5', reason: "column 1 of table 'historic_sites' has an empty name" }]);
+    expect(written.unloadable).toEqual([
+      { id: 'dev-5', reason: "column 1 of table 'historic_sites' has an empty name" },
+    ]);
     const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8'));
     expect(config.harness.id).toBe('h0');
     expect(config.policy.theta).toBeDefined();
 
     // Same seed, same numbers.
-    const again = await runEval({ ...base, policy: 'sim', k: 3, seed: 5, tasks: ['dev-0', 'dev-20', 'dev-41'], out: `${out}-again` });
+    const again = await runEval({
+      ...base,
+      policy: 'sim',
+      k: 3,
+      seed: 5,
+      tasks: ['dev-0', 'dev-20', 'dev-41'],
+      out: `${out}-again`,
+    });
     expect([again.passAtK, again.avgAtK, again.perTask]).toEqual([summary.passAtK, summary.avgAtK, summary.perTask]);
 
     // Replaying each recorded attempt reproduces its evaluation.
@@ -85,7 +116,9 @@ describe('harness-s eval and replay', () => {
     expect(lines.at(-2)).toBe('Evaluation: SUCCESS (reward 1)');
 
     await writeFile(actions, JSON.stringify([{ tool: 42 }]));
-    await expect(runReplay({ env: 'dbbench', task: 'dev-2', actions }, () => undefined)).rejects.toThrow(/actions\.json: 0\.tool/);
+    await expect(runReplay({ env: 'dbbench', task: 'dev-2', actions }, () => undefined)).rejects.toThrow(
+      /actions\.json: 0\.tool/,
+    );
   });
 
   it('reports a task file that is not AgentBench JSONL, naming it', async () => {

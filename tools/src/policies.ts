@@ -1,5 +1,5 @@
 import { ConfigError, type Policy } from '@harness-s/core';
-import { createOpenAIPolicy, createOraclePolicy, SimulatedPolicy } from '@harness-s/policy';
+import { createEmptyPolicy, createOpenAIPolicy, createOraclePolicy, SimulatedPolicy } from '@harness-s/policy';
 
 export interface PolicyFlags {
   policy: string;
@@ -9,7 +9,7 @@ export interface PolicyFlags {
   maxTokens?: number;
 }
 
-export const policyNames = ['sim', 'oracle', 'openai'] as const;
+export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;
 
 /** Creates the policy named by `--policy`. */
 export function createPolicy(flags: PolicyFlags): Policy {
@@ -18,6 +18,8 @@ export function createPolicy(flags: PolicyFlags): Policy {
       return new SimulatedPolicy();
     case 'oracle':
       return createOraclePolicy();
+    case 'empty':
+      return createEmptyPolicy();
     case 'openai': {
       const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
       if (!baseUrl) {

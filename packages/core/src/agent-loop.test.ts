@@ -8,7 +8,14 @@ const request = (overrides: Partial<Parameters<typeof runAttempt>[0]> = {}) => {
   const { environment } = createCounterEnvironment();
   return {
     environment,
-    task: { id: 'count-2', env: 'counter', split: 'dev', instruction: 'Make the counter equal 2.', tags: [], target: 2 },
+    task: {
+      id: 'count-2',
+      env: 'counter',
+      split: 'dev',
+      instruction: 'Make the counter equal 2.',
+      tags: [],
+      target: 2,
+    },
     harness: createPlainHarness(),
     policy: createScriptedPolicy([callTool('add', { n: 2 }), callTool('submit')]),
     runId: 'test',
@@ -28,7 +35,14 @@ describe('the agent loop', () => {
     expect(trajectory.turns.map((turn) => turn.actions.map((item) => item.action.tool))).toEqual([['add'], ['submit']]);
     expect(trajectory.turns[0]?.actions[0]?.result.observation).toBe('counter = 2');
     // system, task, assistant, tool, assistant, tool
-    expect(trajectory.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(trajectory.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+    ]);
     expect(trajectory.usage).toEqual({ promptTokens: 20, completionTokens: 10 });
     expect(trajectory.id).toBe('count-2#plain#0');
     // The second request showed the policy the first observation.
@@ -116,10 +130,26 @@ describe('evaluate', () => {
     const taskSet = await environment.loadTasks({});
     // Solves count-1 on every attempt, count-2 never, count-3 never.
     const policy = createScriptedPolicy([callTool('add', { n: 1 }), callTool('submit')]);
-    const base = { environment, taskSet, split: 'dev', harness: createPlainHarness(), policy, k: 2, seed: 3, concurrency: 2, runId: 'r' };
+    const base = {
+      environment,
+      taskSet,
+      split: 'dev',
+      harness: createPlainHarness(),
+      policy,
+      k: 2,
+      seed: 3,
+      concurrency: 2,
+      runId: 'r',
+    };
     const { summary, trajectories } = await evaluate(base);
     expect(trajectories).toHaveLength(6);
-    expect(summary).toMatchObject({ tasks: 3, solved: 1, passAtK: 1 / 3, avgAtK: 1 / 3, unsolved: ['count-2', 'count-3'] });
+    expect(summary).toMatchObject({
+      tasks: 3,
+      solved: 1,
+      passAtK: 1 / 3,
+      avgAtK: 1 / 3,
+      unsolved: ['count-2', 'count-3'],
+    });
     expect(summary.unloadable).toEqual([{ id: 'count-bad', reason: 'a deliberately unloadable record' }]);
     expect(summary.perTask.find((task) => task.id === 'count-1')).toEqual({ id: 'count-1', attempts: 2, successes: 2 });
     expect(stats).toEqual({ opened: 6, closed: 6 });

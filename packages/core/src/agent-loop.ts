@@ -41,7 +41,8 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
       harness,
       envTools: episode.tools,
       seed: request.seed,
-      ...(policy.needsPlan ? { plan: environment.oraclePlan(task) } : {}),
+      ...(policy.needsPlan === 'oracle' ? { plan: environment.oraclePlan(task) } : {}),
+      ...(policy.needsPlan === 'empty' ? { plan: environment.emptyPlan(task) } : {}),
     });
     const apiTools = harness.codec.apiTools(episode.tools);
     const messages: Message[] = harness.start(task, episode.tools);

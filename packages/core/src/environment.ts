@@ -32,6 +32,11 @@ export interface Environment<T extends Task = Task> {
   open(task: T, options?: OpenOptions): Promise<Episode<T>>;
   /** The task's reference solution with decision points. */
   oraclePlan(task: T): OraclePlan;
+  /**
+   * The actions that end the episode having changed nothing (commit no answer, submit no patch,
+   * complete the task at once), as SWE-bench's empty patch: running it must solve no task.
+   */
+  emptyPlan(task: T): OraclePlan;
   /** Releases engines, pools and servers. */
   close(): Promise<void>;
 }

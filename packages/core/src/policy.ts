@@ -39,8 +39,8 @@ export interface EpisodeContext {
   /** Seed for this attempt, derived from the run seed, task, harness and attempt number. */
   seed: number;
   /**
-   * Privileged information: the environment's oracle plan. Only the oracle and the simulated
-   * policy read it; a real model never sees it.
+   * Privileged information: the environment's oracle plan (or its empty plan). Only the oracle,
+   * the empty and the simulated policies read it; a real model never sees it.
    */
   plan?: OraclePlan;
 }
@@ -56,8 +56,11 @@ export interface Policy {
   readonly id: string;
   /** Changes whenever the parameters change (training steps). */
   readonly version: string;
-  /** Whether `startEpisode` needs the oracle plan in its context. */
-  readonly needsPlan: boolean;
+  /**
+   * Which privileged plan `startEpisode` needs in its context: the environment's oracle plan, its
+   * empty plan (finish at once, doing nothing), or none (a real model).
+   */
+  readonly needsPlan: false | 'oracle' | 'empty';
   startEpisode(context: EpisodeContext): PolicySession;
   /** Settings worth recording in a run's config. */
   describe(): Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Random, deriveSeed } from './random.js';
+import { deriveSeed, Random } from './random.js';
 
 describe('Random', () => {
   it('repeats its sequence for a seed and differs across seeds', () => {

@@ -24,7 +24,10 @@ describe('RunStore', () => {
   it('writes config, appends trajectories and a summary, and reads them back validated', async () => {
     const dir = join(await mkdtemp(join(tmpdir(), 'run-')), 'run');
     const store = await RunStore.create(dir, { hello: 'world' });
-    await Promise.all([store.appendTrajectory(await someTrajectory(0)), store.appendTrajectory(await someTrajectory(1))]);
+    await Promise.all([
+      store.appendTrajectory(await someTrajectory(0)),
+      store.appendTrajectory(await someTrajectory(1)),
+    ]);
     await store.writeSummary({ ok: true });
     await store.close();
     expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))).toEqual({ hello: 'world' });

@@ -35,9 +35,9 @@ afterAll(() => environment.close());
 describe('DBBench episodes on PGlite', () => {
   it('shows result rows as Python text, and errors as their text', async () => {
     const { observations } = await play('dev-2', [
-      sql('SELECT COUNT(*), 1.5::float8, 2.50::numeric, NULL, \'it\'\'s\' FROM "Music Chart History"'),
+      sql("SELECT COUNT(*), 1.5::float8, 2.50::numeric, NULL, 'it''s' FROM \"Music Chart History\""),
       sql('SELECT nope FROM "Music Chart History"'),
-      sql("INSERT INTO \"Music Chart History\" SELECT * FROM \"Music Chart History\" LIMIT 0"),
+      sql('INSERT INTO "Music Chart History" SELECT * FROM "Music Chart History" LIMIT 0'),
     ]);
     expect(observations[0]).toEqual({ observation: `[(35, 1.5, Decimal('2.50'), None, "it's")]`, done: false });
     expect(observations[1]?.error?.kind).toBe('sql-error');
@@ -67,7 +67,7 @@ describe('DBBench episodes on PGlite', () => {
 
   it('scores a write by the table hash: the gold change passes, a near miss and no change fail', async () => {
     const gold =
-      "INSERT INTO \"School Location Table\" (\"School\", \"Location\", \"Date moved\", \"Currently at this location\") VALUES ('Madison High School', 'San Diego', '2022', 'Yes')";
+      'INSERT INTO "School Location Table" ("School", "Location", "Date moved", "Currently at this location") VALUES (\'Madison High School\', \'San Diego\', \'2022\', \'Yes\')';
     const label = task('dev-20').label[0] ?? '';
     expect(label).toContain("'Madison High School'");
     const oracle = rightPath(environment.oraclePlan(task('dev-20')).nodes);
@@ -89,12 +89,21 @@ describe('DBBench episodes on PGlite', () => {
       { tool: 'commit_final_answer', arguments: { answers: 'x' } },
       { tool: 'commit_final_answer', arguments: { answers: [{ nested: true }] } },
     ]);
-    expect(observations.map((item) => item.error?.kind)).toEqual(['unknown-tool', 'bad-arguments', 'bad-arguments', 'bad-arguments']);
+    expect(observations.map((item) => item.error?.kind)).toEqual([
+      'unknown-tool',
+      'bad-arguments',
+      'bad-arguments',
+      'bad-arguments',
+    ]);
     expect(observations.every((item) => !item.done)).toBe(true);
   });
 
   it('starts every episode from the initial table, whatever the last one did', async () => {
-    await play('dev-2', [sql('DELETE FROM "Music Chart History"'), sql('CREATE TABLE extra (a int)'), sql('CREATE SCHEMA sneaky')]);
+    await play('dev-2', [
+      sql('DELETE FROM "Music Chart History"'),
+      sql('CREATE TABLE extra (a int)'),
+      sql('CREATE SCHEMA sneaky'),
+    ]);
     const { observations } = await play('dev-2', [
       sql('SELECT COUNT(*) FROM "Music Chart History"'),
       sql("SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'sneaky'"),
@@ -109,7 +118,8 @@ describe('oracle plans', () => {
     const failures: string[] = [];
     for (const item of tasks) {
       const { evaluation } = await play(item.id, rightPath(environment.oraclePlan(item).nodes));
-      if (!evaluation.success) failures.push(`${item.id}: ${evaluation.checks.map((check) => check.detail).join('; ')}`);
+      if (!evaluation.success)
+        failures.push(`${item.id}: ${evaluation.checks.map((check) => check.detail).join('; ')}`);
     }
     expect(failures).toEqual([]);
   });

@@ -66,6 +66,13 @@ export function createDbbenchEnvironment(options: DbbenchEnvironmentOptions = {}
       return dbbenchOraclePlan(task, backend.dialect);
     },
 
+    emptyPlan(task: DbbenchTask): OraclePlan {
+      return {
+        taskId: task.id,
+        nodes: [{ kind: 'act', action: { tool: 'commit_final_answer', arguments: { answers: [] } } }],
+      };
+    },
+
     close: () => backend.close(),
   };
 }

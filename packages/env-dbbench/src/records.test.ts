@@ -32,8 +32,14 @@ describe('loadDbbenchFile', () => {
       JSON.stringify(record),
       '{not json',
       JSON.stringify({ ...record, table: { table_name: 't' } }),
-      JSON.stringify({ ...record, table: { ...record.table, table_info: { columns: [{ name: 'a' }, { name: 'A' }], rows: [] } } }),
-      JSON.stringify({ ...record, table: { ...record.table, table_info: { columns: [{ name: 'a' }], rows: [['1', '2']] } } }),
+      JSON.stringify({
+        ...record,
+        table: { ...record.table, table_info: { columns: [{ name: 'a' }, { name: 'A' }], rows: [] } },
+      }),
+      JSON.stringify({
+        ...record,
+        table: { ...record.table, table_info: { columns: [{ name: 'a' }], rows: [['1', '2']] } },
+      }),
       JSON.stringify({ ...record, type: ['UPDATE'], answer_md5: null }),
     ];
     await writeFile(path, `${lines.join('\n')}\n`);
@@ -49,7 +55,9 @@ describe('loadDbbenchFile', () => {
   });
 
   it('refuses a file that is missing or not JSONL at all', async () => {
-    await expect(loadDbbenchFile('/nonexistent/tasks.jsonl')).rejects.toThrow(/cannot read task file \/nonexistent\/tasks\.jsonl/);
+    await expect(loadDbbenchFile('/nonexistent/tasks.jsonl')).rejects.toThrow(
+      /cannot read task file \/nonexistent\/tasks\.jsonl/,
+    );
     const dir = await mkdtemp(join(tmpdir(), 'dbbench-'));
     const path = join(dir, 'tasks.csv');
     await writeFile(path, 'a,b\n1,2\n');

@@ -21,8 +21,15 @@ describe('tool-calls codec', () => {
 
   it('reports a turn without a call, or with arguments that are not a JSON object', () => {
     expect(toolCallsCodec.decode({ role: 'assistant', content: 'hmm' }, [])).toMatchObject({ ok: false });
-    const broken = { role: 'assistant' as const, content: '', toolCalls: [{ id: 'a', name: 'execute_sql', arguments: '{"query": ' }] };
-    expect(toolCallsCodec.decode(broken, [])).toMatchObject({ ok: false, error: expect.stringContaining('not valid JSON') });
+    const broken = {
+      role: 'assistant' as const,
+      content: '',
+      toolCalls: [{ id: 'a', name: 'execute_sql', arguments: '{"query": ' }],
+    };
+    expect(toolCallsCodec.decode(broken, [])).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('not valid JSON'),
+    });
     const list = { role: 'assistant' as const, content: '', toolCalls: [{ id: 'a', name: 'x', arguments: '[1]' }] };
     expect(toolCallsCodec.decode(list, [])).toMatchObject({ ok: false, error: expect.stringContaining('JSON object') });
   });
@@ -56,14 +63,19 @@ describe('DBBench text codec', () => {
     const message = dbbenchTextCodec.encode(actions);
     expect(message.content).toBe('Action: Answer\nFinal Answer: ["x", None, True]');
     const query = [{ tool: 'execute_sql', arguments: { query: 'SELECT 1' } }];
-    expect(dbbenchTextCodec.decode(dbbenchTextCodec.encode(query, 'x'), [])).toEqual({ ok: true, actions: [{ action: query[0] }] });
+    expect(dbbenchTextCodec.decode(dbbenchTextCodec.encode(query, 'x'), [])).toEqual({
+      ok: true,
+      actions: [{ action: query[0] }],
+    });
   });
 });
 
 describe('createHarness', () => {
   it('cuts observations at 800 characters plus [TRUNCATED], as AgentBench does', () => {
     const harness = createHarness(dbbenchH0());
-    const [message] = harness.observe([{ action: { tool: 'execute_sql', arguments: {} }, callId: 'c1', result: result('x'.repeat(1000)) }]);
+    const [message] = harness.observe([
+      { action: { tool: 'execute_sql', arguments: {} }, callId: 'c1', result: result('x'.repeat(1000)) },
+    ]);
     expect(message).toEqual({ role: 'tool', toolCallId: 'c1', content: `${'x'.repeat(800)}[TRUNCATED]` });
     const short = harness.observe([{ action: { tool: 'execute_sql', arguments: {} }, result: result('[(1,)]') }]);
     expect(short[0]?.content).toBe('[(1,)]');
@@ -79,7 +91,12 @@ describe('createHarness', () => {
 
   it('renders directives into the system prompt and the instruction into the task', () => {
     const spec = dbbenchH0();
-    spec.prompt.directives.push({ id: 'look', text: 'Look at the table first.', direction: 'grounding', skill: 'inspect-table' });
+    spec.prompt.directives.push({
+      id: 'look',
+      text: 'Look at the table first.',
+      direction: 'grounding',
+      skill: 'inspect-table',
+    });
     const [system, user] = createHarness(spec).start(task, []);
     expect(system?.content).toContain('Rules:\n- Look at the table first.');
     expect(user).toEqual({ role: 'user', content: 'How many rows?' });
@@ -97,14 +114,22 @@ describe('createHarness', () => {
       { role: 'user' as const, content: 'second' },
     ];
     const rendered = harness.render(transcript);
-    expect(rendered.map((message) => message.content).slice(1)).toEqual(['How many rows?', 'a', elidedObservation, 'b', 'second']);
+    expect(rendered.map((message) => message.content).slice(1)).toEqual([
+      'How many rows?',
+      'a',
+      elidedObservation,
+      'b',
+      'second',
+    ]);
     expect(transcript[3]?.content).toBe('first');
   });
 
   it('rejects a bad spec with the field that is wrong', () => {
     const spec = { ...dbbenchH0(), execution: { maxSteps: 0, maxFormatErrors: 3 } };
     expect(() => createHarness(spec, 'my.json')).toThrow(/my\.json: execution\.maxSteps/);
-    expect(() => createHarness({ ...dbbenchH0(), codec: { kind: 'smoke-signals' } })).toThrow(/unknown action codec 'smoke-signals'/);
+    expect(() => createHarness({ ...dbbenchH0(), codec: { kind: 'smoke-signals' } })).toThrow(
+      /unknown action codec 'smoke-signals'/,
+    );
     expect(() => createHarness({ ...dbbenchH0(), extra: 1 })).toThrow(ConfigError);
   });
 });

@@ -1,18 +1,16 @@
 import { ConfigError, type EpisodeContext, type Policy, type PolicySession } from '@harness-s/core';
 import { estimateTokens, PlanWalker } from './plan-walker.js';
 
-/**
- * The oracle: follows the environment's reference plan, taking every right branch. It validates
- * environments (it must solve every task) and is the ceiling of the simulated policy.
- */
-export function createOraclePolicy(): Policy {
+/** A policy that walks a privileged plan taking every right branch: the oracle or the empty policy. */
+function createPlanFollower(kind: 'oracle' | 'empty'): Policy {
   return {
-    id: 'oracle',
-    version: 'oracle',
-    needsPlan: true,
-    describe: () => ({ kind: 'oracle' }),
+    id: kind,
+    version: kind,
+    needsPlan: kind,
+    describe: () => ({ kind }),
     startEpisode(context: EpisodeContext): PolicySession {
-      if (!context.plan) throw new ConfigError('the oracle policy needs the oracle plan', { code: 'missing-plan' });
+      if (!context.plan)
+        throw new ConfigError(`the ${kind} policy needs the environment's ${kind} plan`, { code: 'missing-plan' });
       const walker = new PlanWalker(context.plan);
       return {
         async respond(request) {
@@ -30,3 +28,15 @@ export function createOraclePolicy(): Policy {
     },
   };
 }
+
+/**
+ * The oracle: follows the environment's reference plan, taking every right branch. It validates
+ * environments (it must solve every task) and is the ceiling of the simulated policy.
+ */
+export const createOraclePolicy = (): Policy => createPlanFollower('oracle');
+
+/**
+ * The empty policy: ends every episode at once having changed nothing (commits no answer, submits
+ * no patch). Like SWE-bench's empty patch, it must solve no task.
+ */
+export const createEmptyPolicy = (): Policy => createPlanFollower('empty');

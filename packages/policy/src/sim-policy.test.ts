@@ -1,8 +1,8 @@
-import { type HarnessSpec, evaluate, runAttempt } from '@harness-s/core';
+import { evaluate, type HarnessSpec, runAttempt } from '@harness-s/core';
 import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createOraclePolicy } from './oracle-policy.js';
-import { SimulatedPolicy, actionFormatSkill, sigmoid } from './sim-policy.js';
+import { actionFormatSkill, SimulatedPolicy, sigmoid } from './sim-policy.js';
 
 const { environment } = createCounterEnvironment();
 const task = { id: 'count-2', env: 'counter', split: 'dev', instruction: 'Make it 2.', tags: [], target: 2 };
@@ -16,7 +16,10 @@ function cuedHarness() {
   const harness = createPlainHarness();
   const spec: HarnessSpec = {
     ...harness.spec,
-    prompt: { ...harness.spec.prompt, directives: [{ id: 'c', text: 'Add exactly the target.', direction: 'precision', skill: 'count' }] },
+    prompt: {
+      ...harness.spec.prompt,
+      directives: [{ id: 'c', text: 'Add exactly the target.', direction: 'precision', skill: 'count' }],
+    },
   };
   return {
     ...harness,
@@ -43,7 +46,10 @@ describe('SimulatedPolicy', () => {
 
   it('is reproducible for a seed and varies across seeds', async () => {
     const policy = new SimulatedPolicy({ theta: { count: 0 } });
-    const outcomes = async (seed: number) => (await attempt(policy, seed)).turns.map((turn) => turn.response.content + JSON.stringify(turn.response.toolCalls));
+    const outcomes = async (seed: number) =>
+      (await attempt(policy, seed)).turns.map(
+        (turn) => turn.response.content + JSON.stringify(turn.response.toolCalls),
+      );
     expect(await outcomes(7)).toEqual(await outcomes(7));
     const results = await Promise.all(Array.from({ length: 40 }, (_, seed) => attempt(policy, seed)));
     const rate = results.filter((result) => result.evaluation?.success).length / results.length;
@@ -56,7 +62,8 @@ describe('SimulatedPolicy', () => {
     const plain = await attempt(policy, 3);
     const cued = await attempt(policy, 3, cuedHarness());
     const probability = (trajectory: typeof plain) =>
-      trajectory.turns.flatMap((turn) => turn.decisions ?? []).find((decision) => decision.skill === 'count')?.probability;
+      trajectory.turns.flatMap((turn) => turn.decisions ?? []).find((decision) => decision.skill === 'count')
+        ?.probability;
     expect(probability(plain)).toBeCloseTo(sigmoid(-1), 12);
     expect(probability(cued)).toBeCloseTo(sigmoid(1), 12);
   });
@@ -64,7 +71,9 @@ describe('SimulatedPolicy', () => {
   it('sometimes writes a turn with no action, which the codec reports', async () => {
     const policy = new SimulatedPolicy({ theta: { count: 5 }, actionFormatTheta: 0 });
     const trajectories = await Promise.all(Array.from({ length: 20 }, (_, seed) => attempt(policy, seed)));
-    const formatErrors = trajectories.flatMap((trajectory) => trajectory.turns).filter((turn) => turn.formatError).length;
+    const formatErrors = trajectories
+      .flatMap((trajectory) => trajectory.turns)
+      .filter((turn) => turn.formatError).length;
     expect(formatErrors).toBeGreaterThan(5);
   });
 
@@ -74,7 +83,16 @@ describe('SimulatedPolicy', () => {
 
   it('scores below the oracle, which solves everything', async () => {
     const taskSet = await environment.loadTasks({});
-    const base = { environment, taskSet, split: 'dev', harness: createPlainHarness(), k: 4, seed: 1, concurrency: 2, runId: 'r' };
+    const base = {
+      environment,
+      taskSet,
+      split: 'dev',
+      harness: createPlainHarness(),
+      k: 4,
+      seed: 1,
+      concurrency: 2,
+      runId: 'r',
+    };
     const oracle = await evaluate({ ...base, policy: createOraclePolicy() });
     const sim = await evaluate({ ...base, policy: new SimulatedPolicy({ theta: { count: 0 } }) });
     expect(oracle.summary.avgAtK).toBe(1);

@@ -77,7 +77,7 @@ function cuesFromContext(context: EpisodeContext, messages: readonly Message[], 
  */
 export class SimulatedPolicy implements Policy {
   readonly id = 'sim';
-  readonly needsPlan = true;
+  readonly needsPlan = 'oracle' as const;
   readonly config: SimulatedPolicyConfig;
 
   constructor(

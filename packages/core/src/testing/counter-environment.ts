@@ -64,17 +64,30 @@ export function createCounterEnvironment(options: CounterEnvironmentOptions = {}
           if (action.tool === 'add') {
             const n = action.arguments['n'];
             if (typeof n !== 'number') {
-              return { observation: 'add needs an integer n', done: false, error: { kind: 'bad-arguments', message: 'n' } };
+              return {
+                observation: 'add needs an integer n',
+                done: false,
+                error: { kind: 'bad-arguments', message: 'n' },
+              };
             }
             value += n;
             return { observation: `counter = ${value}`, done: false };
           }
           if (action.tool === 'submit') return { observation: 'submitted', done: true };
-          return { observation: `unknown tool ${action.tool}`, done: false, error: { kind: 'unknown-tool', message: action.tool } };
+          return {
+            observation: `unknown tool ${action.tool}`,
+            done: false,
+            error: { kind: 'unknown-tool', message: action.tool },
+          };
         },
         async evaluate(): Promise<Evaluation> {
           const success = value === task.target;
-          return { reward: success ? 1 : 0, success, checks: [{ name: 'target', passed: success, detail: `${value} vs ${task.target}` }], details: {} };
+          return {
+            reward: success ? 1 : 0,
+            success,
+            checks: [{ name: 'target', passed: success, detail: `${value} vs ${task.target}` }],
+            details: {},
+          };
         },
         async close() {
           if (!closed) stats.closed += 1;
@@ -95,6 +108,9 @@ export function createCounterEnvironment(options: CounterEnvironmentOptions = {}
           { kind: 'act', action: { tool: 'submit', arguments: {} } },
         ],
       };
+    },
+    emptyPlan(task): OraclePlan {
+      return { taskId: task.id, nodes: [{ kind: 'act', action: { tool: 'submit', arguments: {} } }] };
     },
     async close() {},
   };

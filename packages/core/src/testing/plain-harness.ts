@@ -26,12 +26,22 @@ export function createPlainHarness(execution: Partial<HarnessSpec['execution']> 
       decode(message: AssistantMessage) {
         const calls = message.toolCalls ?? [];
         if (calls.length === 0) return { ok: false, error: 'no tool call' };
-        return { ok: true, actions: calls.map((call) => ({ action: { tool: call.name, arguments: JSON.parse(call.arguments) }, callId: call.id })) };
+        return {
+          ok: true,
+          actions: calls.map((call) => ({
+            action: { tool: call.name, arguments: JSON.parse(call.arguments) },
+            callId: call.id,
+          })),
+        };
       },
       encode: (actions, thought = '') => ({
         role: 'assistant',
         content: thought,
-        toolCalls: actions.map((action, index) => ({ id: `call_${index}`, name: action.tool, arguments: JSON.stringify(action.arguments) })),
+        toolCalls: actions.map((action, index) => ({
+          id: `call_${index}`,
+          name: action.tool,
+          arguments: JSON.stringify(action.arguments),
+        })),
       }),
     },
     start: (task) => [

@@ -22,7 +22,8 @@ export function createScriptedPolicy(
           requests.push(request);
           const entry = script[Math.min(turn, script.length - 1)];
           turn += 1;
-          if (entry === undefined) return { message: { role: 'assistant', content: '' }, usage: { promptTokens: 0, completionTokens: 0 } };
+          if (entry === undefined)
+            return { message: { role: 'assistant', content: '' }, usage: { promptTokens: 0, completionTokens: 0 } };
           const message = typeof entry === 'function' ? await entry(request) : entry;
           return { message, usage: { promptTokens: 10, completionTokens: 5 } };
         },
