@@ -6,6 +6,7 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { runEval } from './commands/eval.js';
 import { runReplay } from './commands/replay.js';
+import { createEnvironment } from './environments.js';
 import { createProgram } from './program.js';
 
 /** Parses arguments in process; returns the error text commander would print. */
@@ -90,12 +91,18 @@ describe('harness-s eval and replay', () => {
     // Replaying each recorded attempt reproduces its evaluation.
     const trajectories = await readTrajectories(out);
     expect(trajectories).toHaveLength(9);
-    for (const trajectory of trajectories) {
-      const replayed = await runReplay(
-        { env: 'dbbench', task: trajectory.taskId, actions: out, attempt: trajectory.attempt },
-        () => undefined,
-      );
-      expect(replayed.evaluation.success).toBe(trajectory.evaluation?.success);
+    const environment = createEnvironment('dbbench');
+    try {
+      for (const trajectory of trajectories) {
+        const replayed = await runReplay(
+          { env: 'dbbench', task: trajectory.taskId, actions: out, attempt: trajectory.attempt },
+          () => undefined,
+          environment,
+        );
+        expect(replayed.evaluation.success).toBe(trajectory.evaluation?.success);
+      }
+    } finally {
+      await environment.close();
     }
   });
 
@@ -113,7 +120,7 @@ describe('harness-s eval and replay', () => {
     const { evaluation } = await runReplay({ env: 'dbbench', task: 'dev-2', actions }, (line) => lines.push(line));
     expect(lines.join('\n')).toContain('=> [(35,)]');
     expect(evaluation.success).toBe(true);
-    expect(lines.at(-2)).toBe('Evaluation: SUCCESS (reward 1)');
+    expect(lines).toContain('\nEvaluation: SUCCESS (reward 1)');
 
     await writeFile(actions, JSON.stringify([{ tool: 42 }]));
     await expect(runReplay({ env: 'dbbench', task: 'dev-2', actions }, () => undefined)).rejects.toThrow(

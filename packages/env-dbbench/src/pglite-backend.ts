@@ -1,7 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { InfrastructureError } from '@harness-s/core';
 import type { DbbenchBackend, DbbenchSession, ResultColumn, SqlOutcome } from './backend.js';
 import { postgresHelperFunctionsSql } from './mysql-dialect.js';
+import { startPglite } from './pglite-engine.js';
 import type { DbbenchTask } from './records.js';
 import { createTableSql, insertRowsStatements, quotePostgres } from './table-ddl.js';
 
@@ -51,7 +52,7 @@ export function createPgliteBackend(options: PgliteBackendOptions = {}): Dbbench
 
   const startEngine = async (): Promise<PGlite> => {
     try {
-      const engine = await PGlite.create();
+      const engine = await startPglite();
       await engine.exec(freshSchemasSql);
       return engine;
     } catch (error) {

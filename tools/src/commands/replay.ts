@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Action, ConfigError, type Evaluation, InputError, parseWith, Trajectory } from '@harness-s/core';
+import { Action, ConfigError, type Environment, type Evaluation, InputError, parseWith, Trajectory } from '@harness-s/core';
 import { z } from 'zod';
 import { createEnvironment } from '../environments.js';
 
@@ -67,8 +67,10 @@ export async function readActions(path: string, taskId: string, attempt = 0, har
 export async function runReplay(
   flags: ReplayFlags,
   print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  /** An open environment to reuse (it is then left open); by default one is made and closed. */
+  shared?: Environment,
 ) {
-  const environment = createEnvironment(flags.env, flags.scoring ? { scoring: flags.scoring } : {});
+  const environment = shared ?? createEnvironment(flags.env, flags.scoring ? { scoring: flags.scoring } : {});
   try {
     const taskSet = await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' });
     const task = taskSet.tasks.find((item) => item.id === flags.task);
@@ -107,6 +109,6 @@ export async function runReplay(
       print(`  ${check.passed ? 'pass' : 'FAIL'} ${check.name}${check.detail ? `: ${check.detail}` : ''}`);
     return { steps, evaluation };
   } finally {
-    await environment.close();
+    if (!shared) await environment.close();
   }
 }

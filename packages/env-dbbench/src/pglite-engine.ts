@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * Starting PGlite runs initdb inside WebAssembly, which takes seconds. A freshly initialised data
+ * directory is the same every time, so the first start saves it (gzipped, per PGlite version) and
+ * later starts load it, several times faster. The cache is an optimisation only: any problem with
+ * it falls back to a fresh start.
+ */
+const pgliteVersion: string = (() => {
+  try {
+    // The package's exports hide its package.json, so find it next to its entry point.
+    let dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    for (let depth = 0; depth < 4; depth += 1, dir = dirname(dir)) {
+      const manifest = join(dir, 'package.json');
+      if (existsSync(manifest)) {
+        const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
+        if (parsed.name === '@electric-sql/pglite' && parsed.version) return parsed.version;
+      }
+    }
+  } catch {
+    // Unknown version: the cache file name says so, and a stale cache falls back to a fresh start.
+  }
+  return 'unknown';
+})();
+
+export function pgliteCacheFile(): string {
+  const dir = process.env['HARNESS_S_CACHE_DIR'] ?? join(homedir(), '.cache', 'harness-s');
+  return join(dir, `pglite-${pgliteVersion}-datadir.tar.gz`);
+}
+
+let initialDataDir: Promise<Blob | null> | undefined;
+
+async function readCachedDataDir(): Promise<Blob | null> {
+  try {
+    return new Blob([await readFile(pgliteCacheFile())]);
+  } catch {
+    return null;
+  }
+}
+
+async function saveDataDir(engine: PGlite): Promise<Blob | null> {
+  try {
+    const dump = await engine.dumpDataDir('gzip');
+    const file = pgliteCacheFile();
+    await mkdir(join(file, '..'), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    await writeFile(temporary, Buffer.from(await dump.arrayBuffer()));
+    await rename(temporary, file);
+    return dump;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts a PGlite engine, from the cached initial data directory when there is one. */
+export async function startPglite(): Promise<PGlite> {
+  initialDataDir ??= readCachedDataDir();
+  const dump = await initialDataDir;
+  if (dump) {
+    try {
+      return await PGlite.create({ loadDataDir: dump });
+    } catch {
+      initialDataDir = Promise.resolve(null);
+    }
+  }
+  const engine = await PGlite.create();
+  // Save before any schema is made, so the cache holds a pristine cluster.
+  initialDataDir = saveDataDir(engine);
+  await initialDataDir;
+  return engine;
+}
