@@ -18,3 +18,4 @@ export * from './sandbox.js';
 export * from './summary.js';
 export * from './task.js';
 export * from './trajectory.js';
+export * from './training/index.js';

@@ -86,6 +86,20 @@ export const Trajectory = z.object({
   }),
   /** Infrastructure errors met on earlier tries of this attempt (and the last, if it failed). */
   infraErrors: z.array(InfraErrorRecord),
+  /** Set for attempts made by the training loop. */
+  training: z
+    .object({
+      step: z.number().int().nonnegative(),
+      /** `<step>:<taskId>`; every attempt at a task in a step belongs to one group. */
+      groupId: z.string(),
+      /** `base`: the K attempts under H0 (or the mixture); `rescue`: attempts that replaced them. */
+      role: z.enum(['base', 'rescue']),
+      /** Whether this attempt is in the group that was kept for the update. */
+      retained: z.boolean(),
+      /** Its group-relative advantage, when retained. */
+      advantage: z.number().optional(),
+    })
+    .optional(),
 });
 export type Trajectory = z.infer<typeof Trajectory>;
 

@@ -1,0 +1,67 @@
+import type { Environment } from '../environment.js';
+import type { HarnessSpec } from '../harness-spec.js';
+import type { Policy } from '../policy.js';
+import type { Random } from '../random.js';
+import type { Task } from '../task.js';
+
+/** What a router is asked when a group under H0 failed entirely. */
+export interface RescueRequest {
+  task: Task;
+  /** The sibling pool (H0 excluded). */
+  pool: readonly HarnessSpec[];
+  /** How many distinct variants to return. */
+  count: number;
+  /** The training step, for routers that change over time. */
+  step: number;
+  /** Seeded randomness for this request, so runs repeat. */
+  random: Random;
+}
+
+/** The training loop's view of the policy and data, for routers that re-anchor their evidence. */
+export interface RouterStepContext<T extends Task = Task> {
+  step: number;
+  policy: Policy;
+  environment: Environment<T>;
+  validationTasks: readonly T[];
+  h0: HarnessSpec;
+  pool: readonly HarnessSpec[];
+  seed: number;
+  concurrency: number;
+}
+
+/**
+ * Chooses the rescue set: distinct variants from the pool for a task whose H0 group failed.
+ * The adaptive router (profiles, rankers, voting, re-anchoring) implements this in the router
+ * package; `RandomRouter` is the simple baseline.
+ */
+export interface RescueRouter {
+  readonly id: string;
+  /** Distinct harness ids from the pool, at most `count` (fewer when the pool is smaller). */
+  select(request: RescueRequest): Promise<string[]>;
+  /** Called before each training step; a router may re-anchor its profiles here. */
+  beforeStep?(context: RouterStepContext): Promise<void>;
+  /** Serializable state for checkpoints. */
+  state(): unknown;
+  restore(state: unknown): void;
+}
+
+/** Distinct variants drawn uniformly at random: the rescue baseline without routing. */
+export class RandomRouter implements RescueRouter {
+  readonly id = 'random';
+
+  async select(request: RescueRequest): Promise<string[]> {
+    const ids = request.pool.map((spec) => spec.id);
+    // Partial Fisher-Yates: the first `count` entries become a uniform sample without replacement.
+    for (let i = 0; i < Math.min(request.count, ids.length); i += 1) {
+      const j = i + request.random.int(ids.length - i);
+      [ids[i], ids[j]] = [ids[j] as string, ids[i] as string];
+    }
+    return ids.slice(0, request.count);
+  }
+
+  state(): unknown {
+    return null;
+  }
+
+  restore(): void {}
+}

@@ -1,0 +1,411 @@
+import { runAttempt } from '../agent-loop.js';
+import { mapConcurrent } from '../concurrency.js';
+import type { Environment } from '../environment.js';
+import { ConfigError } from '../errors.js';
+import { evaluate } from '../evaluate.js';
+import type { Harness } from '../harness.js';
+import { formatZodError } from '../jsonl.js';
+import { deriveSeed, Random } from '../random.js';
+import type { Task } from '../task.js';
+import { isScored, type Trajectory } from '../trajectory.js';
+import { groupAdvantages } from './advantages.js';
+import { RandomRouter, type RescueRouter } from './router.js';
+import type { StepMetrics } from './step-metrics.js';
+import { rescueShape, TrainConfig, type TrainConfigInput } from './train-config.js';
+import { type Checkpoint, type EvalPoint, emptyTotals, TrainStore, type TrainTotals } from './train-store.js';
+import { type TrainSummary, totalsRates } from './train-summary.js';
+import type { ScoredGroup, Trainer } from './trainer.js';
+
+/** Progress of a training run. */
+export interface TrainProgress {
+  step: number;
+  steps: number;
+  phase: 'base' | 'rescue' | 'update' | 'eval' | 'done';
+  metrics?: StepMetrics;
+  eval?: EvalPoint;
+}
+
+export interface TrainOptions<T extends Task> {
+  config: TrainConfigInput;
+  environment: Environment<T>;
+  tasks: { train: readonly T[]; test: readonly T[]; validation?: readonly T[] };
+  h0: Harness;
+  /** The sibling pool (frozen during training); needed by `harness-s` and `mixture`. */
+  pool?: readonly Harness[];
+  router?: RescueRouter;
+  trainer: Trainer;
+  /** The run folder. */
+  dir: string;
+  /** Continue from the folder's last checkpoint. */
+  resume?: boolean;
+  /** Extra fields recorded in config.json (e.g. the command line). */
+  record?: Record<string, unknown>;
+  onProgress?: (progress: TrainProgress) => void;
+  signal?: AbortSignal;
+}
+
+interface AttemptPlan<T extends Task> {
+  task: T;
+  harness: Harness;
+  attempt: number;
+  role: 'base' | 'rescue';
+  seedParts: Array<string | number>;
+}
+
+/** The tasks of a step: consecutive slices of a per-epoch shuffle of the training tasks. */
+function batchFor<T extends Task>(train: readonly T[], step: number, batchSize: number, seed: number): T[] {
+  const batch: T[] = [];
+  const orders = new Map<number, T[]>();
+  for (let slot = 0; slot < batchSize; slot += 1) {
+    const index = (step - 1) * batchSize + slot;
+    const epoch = Math.floor(index / train.length);
+    let order = orders.get(epoch);
+    if (!order) {
+      order = [...train];
+      const random = new Random(deriveSeed(seed, 'epoch', epoch));
+      for (let i = order.length - 1; i > 0; i -= 1) {
+        const j = random.int(i + 1);
+        [order[i], order[j]] = [order[j] as T, order[i] as T];
+      }
+      orders.set(epoch, order);
+    }
+    batch.push(order[index % train.length] as T);
+  }
+  return batch;
+}
+
+const completionTokens = (trajectory: Trajectory): number => trajectory.usage.completionTokens;
+
+/**
+ * Complementary harness rescue training. Each step: K attempts per task under H0 (or a fixed
+ * mixture); a group with a success is kept; an all-failed group triggers rescue (`harness-s`:
+ * the router's distinct variants; `h0-resample`: fresh attempts under H0) and the rescue group
+ * replaces it; group-relative advantages; one trainer update. Metrics per step, evaluations under
+ * H0 on the test split, and a checkpoint after every step.
+ */
+export async function train<T extends Task>(options: TrainOptions<T>): Promise<TrainSummary> {
+  const parsed = TrainConfig.safeParse(options.config);
+  if (!parsed.success)
+    throw new ConfigError(`training config: ${formatZodError(parsed.error)}`, { code: 'bad-train-config' });
+  const config = parsed.data;
+  const pool = options.pool ?? [];
+  const router: RescueRouter = options.router ?? new RandomRouter();
+  const { environment, h0, trainer } = options;
+  if ((config.method === 'harness-s' || config.method === 'mixture') && pool.length === 0) {
+    throw new ConfigError(`method ${config.method} needs a sibling pool (--pool DIR)`, { code: 'no-pool' });
+  }
+  if (options.tasks.train.length === 0) throw new ConfigError('no training tasks', { code: 'no-tasks' });
+  if (options.tasks.test.length === 0)
+    throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
+  const shape = rescueShape(config);
+  const poolById = new Map(pool.map((harness) => [harness.spec.id, harness]));
+  const mixture = [h0, ...pool];
+
+  const { store, checkpoint } = await TrainStore.open(
+    options.dir,
+    {
+      command: 'train',
+      env: environment.id,
+      config,
+      h0: h0.spec.id,
+      pool: pool.map((harness) => harness.spec.id),
+      router: router.id,
+      trainer: trainer.id,
+      policy: trainer.policy.describe(),
+      trainTasks: options.tasks.train.map((task) => task.id),
+      testTasks: options.tasks.test.map((task) => task.id),
+      ...options.record,
+    },
+    options.resume ?? false,
+  );
+  const totals: TrainTotals = checkpoint?.totals ?? emptyTotals();
+  const evals: EvalPoint[] = checkpoint?.evals ?? [];
+  if (checkpoint) {
+    trainer.restore(checkpoint.trainer);
+    router.restore(checkpoint.router);
+  }
+  const startedAt = performance.now();
+
+  const evaluateUnderH0 = async (step: number): Promise<EvalPoint> => {
+    options.onProgress?.({ step, steps: config.steps, phase: 'eval' });
+    const { summary } = await evaluate({
+      environment,
+      taskSet: { tasks: [...options.tasks.test], unloadable: [] },
+      split: 'test',
+      harness: h0,
+      policy: trainer.policy,
+      k: config.evalK,
+      seed: deriveSeed(config.seed, 'eval', step),
+      concurrency: config.concurrency,
+      runId: `${options.dir}#eval-${step}`,
+      maxInfraRetries: config.maxInfraRetries,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const point = { step, passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: config.evalK };
+    options.onProgress?.({ step, steps: config.steps, phase: 'eval', eval: point });
+    return point;
+  };
+
+  const runPlans = (plans: readonly AttemptPlan<T>[], step: number): Promise<Trajectory[]> =>
+    mapConcurrent(plans, config.concurrency, async (plan): Promise<Trajectory> => {
+      const trajectory = await runAttempt(
+        {
+          environment,
+          task: plan.task,
+          harness: plan.harness,
+          policy: trainer.policy,
+          runId: options.dir,
+          attempt: plan.attempt,
+          seed: deriveSeed(config.seed, step, plan.task.id, ...plan.seedParts),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+        { maxInfraRetries: config.maxInfraRetries },
+      );
+      return {
+        ...trajectory,
+        id: `${step}:${trajectory.id}`,
+        training: { step, groupId: `${step}:${plan.task.id}`, role: plan.role, retained: false },
+      };
+    });
+
+  if (!checkpoint) {
+    evals.push(await evaluateUnderH0(0));
+    await store.writeCheckpoint({
+      schemaVersion: 1,
+      step: 0,
+      trainer: trainer.state(),
+      router: router.state(),
+      totals,
+      evals,
+      savedAt: new Date().toISOString(),
+    });
+  }
+
+  for (let step = (checkpoint?.step ?? 0) + 1; step <= config.steps; step += 1) {
+    options.signal?.throwIfAborted();
+    const stepStart = performance.now();
+    await router.beforeStep?.({
+      step,
+      policy: trainer.policy,
+      environment: environment as unknown as Environment,
+      validationTasks: options.tasks.validation ?? [],
+      h0: h0.spec,
+      pool: pool.map((harness) => harness.spec),
+      seed: config.seed,
+      concurrency: config.concurrency,
+    });
+    const batch = batchFor(options.tasks.train, step, config.batchSize, config.seed);
+    const policyVersion = trainer.policy.version;
+
+    // Base attempts: K per task, under H0 or rotated over the fixed mixture.
+    options.onProgress?.({ step, steps: config.steps, phase: 'base' });
+    const basePlans: AttemptPlan<T>[] = batch.flatMap((task, slot) =>
+      Array.from({ length: config.k }, (_, attempt) => {
+        const harness =
+          config.method === 'mixture' ? (mixture[(slot * config.k + attempt) % mixture.length] as Harness) : h0;
+        return { task, harness, attempt, role: 'base' as const, seedParts: [slot, 'base', attempt] };
+      }),
+    );
+    const base = await runPlans(basePlans, step);
+
+    // Rescue for every group whose scored base attempts all failed.
+    const groupOf = (slot: number, list: readonly Trajectory[], perTask: number) =>
+      list.slice(slot * perTask, (slot + 1) * perTask);
+    const triggered = batch.map((_, slot) => {
+      const scored = groupOf(slot, base, config.k).filter(isScored);
+      return scored.length > 0 && scored.every((trajectory) => !trajectory.evaluation.success);
+    });
+    const rescues = config.method === 'harness-s' || config.method === 'h0-resample';
+    const rescuePlans: AttemptPlan<T>[][] = [];
+    if (rescues) {
+      options.onProgress?.({ step, steps: config.steps, phase: 'rescue' });
+      for (const [slot, task] of batch.entries()) {
+        if (!triggered[slot]) {
+          rescuePlans.push([]);
+          continue;
+        }
+        const harnesses =
+          config.method === 'harness-s'
+            ? (
+                await router.select({
+                  task,
+                  pool: pool.map((harness) => harness.spec),
+                  count: shape.variants,
+                  step,
+                  random: new Random(deriveSeed(config.seed, step, slot, 'route')),
+                })
+              ).map((id) => {
+                const harness = poolById.get(id);
+                if (!harness)
+                  throw new ConfigError(`router ${router.id} chose '${id}', which is not in the pool`, {
+                    code: 'bad-route',
+                  });
+                return harness;
+              })
+            : Array.from({ length: shape.variants }, () => h0);
+        rescuePlans.push(
+          harnesses.flatMap((harness, variantIndex) =>
+            Array.from({ length: shape.attemptsPerVariant }, (_, repeat) => ({
+              task,
+              harness,
+              attempt:
+                config.method === 'h0-resample' ? config.k + variantIndex * shape.attemptsPerVariant + repeat : repeat,
+              role: 'rescue' as const,
+              seedParts: [slot, 'rescue', variantIndex, repeat],
+            })),
+          ),
+        );
+      }
+    }
+    const rescueFlat = await runPlans(rescuePlans.flat(), step);
+
+    // Retained groups and their advantages.
+    options.onProgress?.({ step, steps: config.steps, phase: 'update' });
+    const scoredGroups: ScoredGroup[] = [];
+    const metrics = {
+      effectiveGroups: 0,
+      effectiveTokens: 0,
+      retainedTokens: 0,
+      rescued: 0,
+      rescueSucceeded: 0,
+      droppedGroups: 0,
+      retainedReward: 0,
+      retainedAttempts: 0,
+    };
+    const harnessUsage: Record<string, { attempts: number; successes: number }> = {};
+    const allTrajectories: Trajectory[] = [];
+    let rescueOffset = 0;
+    for (const [slot, task] of batch.entries()) {
+      const baseGroup = groupOf(slot, base, config.k);
+      const rescueCount = rescuePlans[slot]?.length ?? 0;
+      const rescueGroup = rescueFlat.slice(rescueOffset, rescueOffset + rescueCount);
+      rescueOffset += rescueCount;
+      const rescued = rescueGroup.length > 0;
+      if (rescued) metrics.rescued += 1;
+      const retained = (rescued ? rescueGroup : baseGroup).filter(isScored);
+      if (rescued && retained.some((trajectory) => trajectory.evaluation.success)) metrics.rescueSucceeded += 1;
+      const { advantages, hasSignal } = groupAdvantages(
+        retained.map((trajectory) => trajectory.evaluation.reward),
+        config.advantage,
+      );
+      const tokens = retained.reduce((sum, trajectory) => sum + completionTokens(trajectory), 0);
+      metrics.retainedTokens += tokens;
+      metrics.retainedAttempts += retained.length;
+      metrics.retainedReward += retained.reduce((sum, trajectory) => sum + trajectory.evaluation.reward, 0);
+      if (hasSignal) {
+        metrics.effectiveGroups += 1;
+        metrics.effectiveTokens += tokens;
+      }
+      const keep = hasSignal || config.advantage.zeroVariance === 'keep';
+      if (!keep) metrics.droppedGroups += 1;
+      if (keep && retained.length > 0) {
+        scoredGroups.push({
+          groupId: `${step}:${task.id}`,
+          taskId: task.id,
+          trajectories: retained.map((trajectory, index) => ({
+            trajectory,
+            advantage: advantages[index] ?? 0,
+            context: trajectory.harnessId === h0.spec.id ? 'variant' : config.rescueContext,
+          })),
+        });
+      }
+      const retainedIds = new Map(retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]));
+      for (const trajectory of [...baseGroup, ...rescueGroup]) {
+        const usage = (harnessUsage[trajectory.harnessId] ??= { attempts: 0, successes: 0 });
+        usage.attempts += 1;
+        if (trajectory.evaluation?.success) usage.successes += 1;
+        const advantage = retainedIds.get(trajectory.id);
+        allTrajectories.push({
+          ...trajectory,
+          training: {
+            step,
+            groupId: `${step}:${task.id}`,
+            role: trajectory.training?.role ?? 'base',
+            retained: advantage !== undefined,
+            ...(advantage !== undefined ? { advantage } : {}),
+          },
+        });
+      }
+    }
+    const update = await trainer.update(scoredGroups, step);
+
+    const baseScored = base.filter(isScored);
+    const infraErrors = [...base, ...rescueFlat].reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);
+    const triggeredCount = triggered.filter(Boolean).length;
+    const stepMetrics: StepMetrics = {
+      step,
+      policyVersion,
+      groups: batch.length,
+      effectiveGroups: metrics.effectiveGroups,
+      effectiveGroupRate: metrics.effectiveGroups / batch.length,
+      effectiveTokens: metrics.effectiveTokens,
+      retainedTokens: metrics.retainedTokens,
+      effectiveTokenShare: metrics.retainedTokens ? metrics.effectiveTokens / metrics.retainedTokens : 0,
+      rescueTriggered: triggeredCount,
+      rescueTriggerRate: triggeredCount / batch.length,
+      rescueSucceeded: metrics.rescueSucceeded,
+      rescueSuccessRate: metrics.rescued > 0 ? metrics.rescueSucceeded / metrics.rescued : null,
+      droppedGroups: metrics.droppedGroups,
+      meanReward: metrics.retainedAttempts ? metrics.retainedReward / metrics.retainedAttempts : 0,
+      baseSuccessRate: baseScored.length
+        ? baseScored.filter((trajectory) => trajectory.evaluation.success).length / baseScored.length
+        : 0,
+      harnessUsage,
+      infraErrors,
+      trainer: update.stats,
+      durationMs: performance.now() - stepStart,
+    };
+    if ((config.evalEvery && step % config.evalEvery === 0) || step === config.steps) {
+      const point = await evaluateUnderH0(step);
+      evals.push(point);
+      stepMetrics.eval = { passAtK: point.passAtK, avgAtK: point.avgAtK, k: point.k };
+    }
+
+    totals.groups += batch.length;
+    totals.effectiveGroups += metrics.effectiveGroups;
+    totals.effectiveTokens += metrics.effectiveTokens;
+    totals.retainedTokens += metrics.retainedTokens;
+    totals.rescueTriggered += triggeredCount;
+    totals.rescued += metrics.rescued;
+    totals.rescueSucceeded += metrics.rescueSucceeded;
+    totals.retainedAttempts += metrics.retainedAttempts;
+    totals.retainedReward += metrics.retainedReward;
+    totals.infraErrors += infraErrors;
+    const next: Checkpoint = {
+      schemaVersion: 1,
+      step,
+      trainer: trainer.state(),
+      router: router.state(),
+      totals,
+      evals,
+      savedAt: new Date().toISOString(),
+    };
+    await store.commitStep(allTrajectories, stepMetrics, next);
+    options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });
+  }
+
+  const rates = totalsRates(totals);
+  const final = evals.at(-1);
+  const initial = evals.find((point) => point.step === 0);
+  const summary: TrainSummary = {
+    schemaVersion: 1,
+    method: config.method,
+    env: environment.id,
+    seed: config.seed,
+    steps: config.steps,
+    k: config.k,
+    policyVersion: trainer.policy.version,
+    evalUnderH0: final
+      ? { passAtK: final.passAtK, avgAtK: final.avgAtK, k: final.k }
+      : { passAtK: 0, avgAtK: 0, k: config.evalK },
+    initialEvalUnderH0: initial ? { passAtK: initial.passAtK, avgAtK: initial.avgAtK, k: initial.k } : null,
+    evals,
+    ...rates,
+    infraErrors: totals.infraErrors,
+    trainTasks: options.tasks.train.length,
+    testTasks: options.tasks.test.length,
+    durationMs: performance.now() - startedAt,
+  };
+  await store.writeSummary(summary);
+  return summary;
+}

@@ -1,0 +1,165 @@
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { parseWith, readJsonl } from '../jsonl.js';
+import { readJson, writeJsonAtomic } from '../run-store.js';
+import type { Trajectory } from '../trajectory.js';
+import { StepMetrics } from './step-metrics.js';
+
+export const trainFiles = {
+  config: 'config.json',
+  trajectories: 'trajectories.jsonl',
+  metrics: 'metrics.jsonl',
+  checkpoint: join('checkpoints', 'latest.json'),
+  summary: 'summary.json',
+} as const;
+
+/** Running totals over the whole run, carried in checkpoints. */
+export const TrainTotals = z.object({
+  groups: z.number().int(),
+  effectiveGroups: z.number().int(),
+  effectiveTokens: z.number().int(),
+  retainedTokens: z.number().int(),
+  /** All-failed base groups (for every method, rescued or not). */
+  rescueTriggered: z.number().int(),
+  /** Groups that were rescued (their rescue group replaced the base group). */
+  rescued: z.number().int(),
+  rescueSucceeded: z.number().int(),
+  retainedAttempts: z.number().int(),
+  retainedReward: z.number(),
+  infraErrors: z.number().int(),
+});
+export type TrainTotals = z.infer<typeof TrainTotals>;
+
+export const emptyTotals = (): TrainTotals => ({
+  groups: 0,
+  effectiveGroups: 0,
+  effectiveTokens: 0,
+  retainedTokens: 0,
+  rescueTriggered: 0,
+  rescued: 0,
+  rescueSucceeded: 0,
+  retainedAttempts: 0,
+  retainedReward: 0,
+  infraErrors: 0,
+});
+
+export const EvalPoint = z.object({
+  step: z.number().int().nonnegative(),
+  passAtK: z.number(),
+  avgAtK: z.number(),
+  k: z.number().int(),
+});
+export type EvalPoint = z.infer<typeof EvalPoint>;
+
+/**
+ * A checkpoint: the last completed step, the trainer's parameters, the router's state and the
+ * running totals. Randomness is derived from (seed, step), so the step is the whole random state.
+ */
+export const Checkpoint = z.object({
+  schemaVersion: z.literal(1),
+  step: z.number().int().nonnegative(),
+  trainer: z.unknown(),
+  router: z.unknown(),
+  totals: TrainTotals,
+  evals: z.array(EvalPoint),
+  savedAt: z.string(),
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+/** Keeps only the lines of a JSONL file whose step is at most `step` (atomic rewrite). */
+async function truncateAfterStep(path: string, step: number, stepOf: (value: unknown) => number): Promise<void> {
+  if (!existsSync(path)) return;
+  const lines = await readJsonl(path, { tolerateTornTail: true });
+  const kept = lines.filter(({ value }) => stepOf(value) <= step).map(({ value }) => JSON.stringify(value));
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, kept.length ? `${kept.join('\n')}\n` : '');
+  await rename(temporary, path);
+}
+
+/**
+ * A training run folder. Each step's trajectories and metrics are appended in one go after the
+ * step, then the checkpoint is replaced atomically; a run killed at any moment resumes from the
+ * last checkpoint, and whatever was written after it is dropped, so no group is lost or doubled.
+ */
+export class TrainStore {
+  private constructor(readonly dir: string) {}
+
+  /** Opens a run folder: fresh (refusing one that already holds a run) or for resuming. */
+  static async open(
+    dir: string,
+    config: unknown,
+    resume: boolean,
+  ): Promise<{ store: TrainStore; checkpoint: Checkpoint | null }> {
+    const store = new TrainStore(dir);
+    const checkpointPath = join(dir, trainFiles.checkpoint);
+    if (resume) {
+      if (!existsSync(checkpointPath)) {
+        if (!existsSync(join(dir, trainFiles.config))) {
+          throw new ConfigError(`--resume: no training run in ${dir}`, { code: 'bad-flag' });
+        }
+      } else {
+        const checkpoint = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
+        await truncateAfterStep(
+          join(dir, trainFiles.trajectories),
+          checkpoint.step,
+          (value) => (value as { training?: { step?: number } }).training?.step ?? 0,
+        );
+        await truncateAfterStep(
+          join(dir, trainFiles.metrics),
+          checkpoint.step,
+          (value) => (value as { step?: number }).step ?? 0,
+        );
+        return { store, checkpoint };
+      }
+    } else if (existsSync(join(dir, trainFiles.trajectories)) || existsSync(checkpointPath)) {
+      throw new ConfigError(`${dir} already holds a training run; use --resume ${dir} or another --out`, {
+        code: 'run-exists',
+      });
+    }
+    await mkdir(join(dir, 'checkpoints'), { recursive: true });
+    await writeJsonAtomic(join(dir, trainFiles.config), config);
+    for (const file of [trainFiles.trajectories, trainFiles.metrics]) await writeFile(join(dir, file), '');
+    return { store, checkpoint: null };
+  }
+
+  private async append(file: string, lines: readonly unknown[]): Promise<void> {
+    if (lines.length === 0) return;
+    const handle = await open(join(this.dir, file), 'a');
+    try {
+      await handle.write(`${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Writes one finished step: its trajectories and metrics, then the checkpoint that covers them. */
+  async commitStep(trajectories: readonly Trajectory[], metrics: StepMetrics, checkpoint: Checkpoint): Promise<void> {
+    await this.append(trainFiles.trajectories, trajectories);
+    await this.append(trainFiles.metrics, [metrics]);
+    await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
+  }
+
+  async writeCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
+  }
+
+  async writeSummary(summary: unknown): Promise<void> {
+    await writeJsonAtomic(join(this.dir, trainFiles.summary), summary);
+  }
+}
+
+/** Reads and validates a run's per-step metrics. */
+export async function readStepMetrics(dir: string): Promise<StepMetrics[]> {
+  const path = join(dir, trainFiles.metrics);
+  return (await readJsonl(path, { tolerateTornTail: true })).map(({ line, value }) =>
+    parseWith(StepMetrics, value, `${path}:${line}`),
+  );
+}
+
+export async function readTrainConfig(dir: string): Promise<unknown> {
+  return JSON.parse(await readFile(join(dir, trainFiles.config), 'utf8'));
+}

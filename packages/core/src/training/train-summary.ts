@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { EvalPoint, type TrainTotals } from './train-store.js';
+
+/** `summary.json` of a training run; every rate is a fraction in [0, 1] over the whole run. */
+export const TrainSummary = z.object({
+  schemaVersion: z.literal(1),
+  method: z.string(),
+  env: z.string(),
+  seed: z.number().int(),
+  steps: z.number().int(),
+  k: z.number().int(),
+  policyVersion: z.string(),
+  /** The trained policy under H0 on the test split (after the last step). */
+  evalUnderH0: z.object({ passAtK: z.number(), avgAtK: z.number(), k: z.number().int() }),
+  /** The policy before training, evaluated the same way. */
+  initialEvalUnderH0: z.object({ passAtK: z.number(), avgAtK: z.number(), k: z.number().int() }).nullable(),
+  evals: z.array(EvalPoint),
+  effectiveGroupRate: z.number().min(0).max(1),
+  effectiveTokenShare: z.number().min(0).max(1),
+  /** All-failed base groups / groups, for every method (for grpo and mixture nothing is rescued). */
+  rescueTriggerRate: z.number().min(0).max(1),
+  /** Rescue groups with a success / rescue groups (0 when no rescue ran). */
+  rescueSuccessRate: z.number().min(0).max(1),
+  meanReward: z.number().min(0).max(1),
+  infraErrors: z.number().int(),
+  trainTasks: z.number().int(),
+  testTasks: z.number().int(),
+  durationMs: z.number(),
+});
+export type TrainSummary = z.infer<typeof TrainSummary>;
+
+const ratio = (numerator: number, denominator: number): number => (denominator > 0 ? numerator / denominator : 0);
+
+/** The run-wide rates from the running totals. */
+export function totalsRates(totals: TrainTotals) {
+  return {
+    effectiveGroupRate: ratio(totals.effectiveGroups, totals.groups),
+    effectiveTokenShare: ratio(totals.effectiveTokens, totals.retainedTokens),
+    rescueTriggerRate: ratio(totals.rescueTriggered, totals.groups),
+    rescueSuccessRate: ratio(totals.rescueSucceeded, totals.rescued),
+    meanReward: ratio(totals.retainedReward, totals.retainedAttempts),
+  };
+}

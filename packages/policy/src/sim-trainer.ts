@@ -1,0 +1,87 @@
+import { ConfigError, formatZodError, type ScoredGroup, type Trainer, type TrainerUpdate } from '@harness-s/core';
+import { z } from 'zod';
+import { actionFormatSkill, SimulatedPolicy, SimulatedPolicyConfig, sigmoid } from './sim-policy.js';
+
+/** Settings of the embedded GRPO trainer. */
+export const SimulatedTrainerOptions = z.strictObject({
+  /** Step size on theta per update. */
+  learningRate: z.number().positive().default(1),
+  /** Theta is kept within [-clip, clip], as a real policy's probabilities never reach 0 or 1. */
+  clip: z.number().positive().default(6),
+});
+export type SimulatedTrainerOptions = z.infer<typeof SimulatedTrainerOptions>;
+
+const TrainerState = z.object({ config: SimulatedPolicyConfig, step: z.number().int().nonnegative() });
+
+/**
+ * GRPO for the simulated policy. Each recorded decision is a Bernoulli choice with probability
+ * p = sigmoid(theta[skill] + cue); the policy-gradient of its log-probability with respect to
+ * theta[skill] is (1 - p) when the right branch was taken and -p otherwise. The update is
+ * theta += learningRate * mean over trajectories of advantage * that gradient.
+ *
+ * With the `h0` rescue context a rescued trajectory is scored as if its choices had been made
+ * under H0, without the variant's cue (p = sigmoid(theta)): the behaviour the variant elicited is
+ * pushed into theta, where it persists when the policy returns to H0.
+ */
+export class SimulatedGrpoTrainer implements Trainer {
+  readonly id = 'sim-grpo';
+  private current: SimulatedPolicy;
+  readonly options: SimulatedTrainerOptions;
+
+  constructor(policy: SimulatedPolicy, options: Partial<SimulatedTrainerOptions> = {}) {
+    const parsed = SimulatedTrainerOptions.safeParse(options);
+    if (!parsed.success)
+      throw new ConfigError(`simulated trainer: ${formatZodError(parsed.error)}`, { code: 'bad-trainer-config' });
+    this.options = parsed.data;
+    this.current = policy;
+  }
+
+  get policy(): SimulatedPolicy {
+    return this.current;
+  }
+
+  async update(groups: readonly ScoredGroup[], step: number): Promise<TrainerUpdate> {
+    const gradients = new Map<string, number>();
+    let trajectories = 0;
+    for (const group of groups) {
+      for (const { trajectory, advantage, context } of group.trajectories) {
+        trajectories += 1;
+        if (advantage === 0) continue;
+        for (const turn of trajectory.turns) {
+          for (const decision of turn.decisions ?? []) {
+            const probability = context === 'h0' ? sigmoid(this.current.logit(decision.skill)) : decision.probability;
+            const gradient = decision.right ? 1 - probability : -probability;
+            gradients.set(decision.skill, (gradients.get(decision.skill) ?? 0) + advantage * gradient);
+          }
+        }
+      }
+    }
+    const { learningRate, clip } = this.options;
+    const config = this.current.config;
+    const theta = { ...config.theta };
+    let actionFormatTheta = config.actionFormatTheta;
+    let norm = 0;
+    for (const [skill, sum] of gradients) {
+      const delta = (learningRate * sum) / Math.max(1, trajectories);
+      norm += delta * delta;
+      const clamp = (value: number) => Math.max(-clip, Math.min(clip, value));
+      if (skill === actionFormatSkill) actionFormatTheta = clamp(actionFormatTheta + delta);
+      else theta[skill] = clamp((theta[skill] ?? config.defaultTheta) + delta);
+    }
+    this.current = new SimulatedPolicy({ ...config, theta, actionFormatTheta }, step);
+    const stats: Record<string, number> = { updateNorm: Math.sqrt(norm), trajectories };
+    for (const [skill, value] of Object.entries(theta)) stats[`theta.${skill}`] = value;
+    return { policy: this.current, stats };
+  }
+
+  state(): unknown {
+    return { config: this.current.config, step: this.current.step };
+  }
+
+  restore(state: unknown): void {
+    const parsed = TrainerState.safeParse(state);
+    if (!parsed.success)
+      throw new ConfigError(`checkpoint trainer state: ${formatZodError(parsed.error)}`, { code: 'bad-checkpoint' });
+    this.current = new SimulatedPolicy(parsed.data.config, parsed.data.step);
+  }
+}
