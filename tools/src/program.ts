@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runEval } from './commands/eval.js';
+import { runExport } from './commands/export.js';
 import { runReplay } from './commands/replay.js';
+import { runTrain } from './commands/train.js';
 import { environmentNames } from './environments.js';
 import { policyNames } from './policies.js';
 
@@ -72,6 +74,54 @@ export function createProgram(): Command {
     .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
     .action(async (flags) => {
       await runReplay(flags);
+    });
+
+  program
+    .command('train')
+    .description('Complementary harness rescue training (GRPO) with the simulated policy; evaluates under H0.')
+    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+    .addOption(
+      new Option('--method <name>', 'training method')
+        .choices(['grpo', 'h0-resample', 'mixture', 'harness-s'])
+        .default('harness-s'),
+    )
+    .option('--steps <n>', 'training steps', integer('--steps', 1), 12)
+    .option('--k <n>', 'attempts per task under H0 (group size)', integer('--k', 1), 8)
+    .option('--batch-size <n>', 'tasks per step', integer('--batch-size', 1), 8)
+    .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
+    .option('--pool <dir>', 'the sibling harness pool (needed by harness-s and mixture)')
+    .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
+    .option('--rescue <shape>', 'rescue group shape, variants x attempts (default K x 1)')
+    .addOption(
+      new Option('--rescue-context <how>', 'train rescued attempts as rendered, or re-rendered under H0').choices([
+        'variant',
+        'h0',
+      ]),
+    )
+    .option('--eval-every <n>', 'evaluate under H0 every n steps', integer('--eval-every', 1))
+    .option('--eval-k <n>', 'attempts per test task in evaluations', integer('--eval-k', 1), 3)
+    .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
+    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+    .option('--out <dir>', 'run folder')
+    .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
+    .option('--quiet', 'no progress output')
+    .action(async (flags) => {
+      await runTrain(flags);
+    });
+
+  program
+    .command('export')
+    .description("Write a training run's retained attempts as JSONL batches for external trainers.")
+    .argument('<run-dir>', 'a training run folder')
+    .option('--out <file>', 'output file (default RUN_DIR/batches-<context>.jsonl)')
+    .addOption(
+      new Option('--context <how>', 'messages as rendered, or re-rendered under H0')
+        .choices(['variant', 'h0'])
+        .default('variant'),
+    )
+    .option('--all', 'also attempts that were not retained (replaced by rescue)')
+    .action(async (run: string, flags) => {
+      await runExport({ run, ...flags });
     });
   return program;
 }

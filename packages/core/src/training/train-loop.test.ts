@@ -1,0 +1,154 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { HarnessSpec } from '../harness-spec.js';
+import type { Policy } from '../policy.js';
+import { readTrajectories } from '../run-store.js';
+import { callTool, createCounterEnvironment, createPlainHarness } from '../testing/index.js';
+import { train } from './train-loop.js';
+import { readStepMetrics } from './train-store.js';
+import type { ScoredGroup, Trainer } from './trainer.js';
+
+/** A harness like the plain one with another id (a "variant"). */
+function variant(id: string) {
+  const harness = createPlainHarness();
+  const spec: HarnessSpec = { ...harness.spec, id, parent: 'plain', direction: id };
+  return { ...harness, spec };
+}
+
+/**
+ * A policy that solves the counter only under harnesses whose id starts with `good`, or under H0
+ * on task count-1; a stand-in for "a variant elicits what H0 does not".
+ */
+const policy: Policy = {
+  id: 'test',
+  version: 'v0',
+  needsPlan: false,
+  describe: () => ({}),
+  startEpisode(context) {
+    const target = Number(context.task.id.split('-')[1]);
+    const solves = context.harness.spec.id.startsWith('good') || target === 1;
+    let turn = 0;
+    return {
+      async respond() {
+        turn += 1;
+        const message = turn === 1 ? callTool('add', { n: solves ? target : target + 1 }) : callTool('submit');
+        return { message, usage: { promptTokens: 3, completionTokens: 7 } };
+      },
+    };
+  },
+};
+
+function recordingTrainer(): Trainer & { updates: ScoredGroup[][] } {
+  const updates: ScoredGroup[][] = [];
+  return {
+    id: 'recording',
+    policy,
+    updates,
+    async update(groups) {
+      updates.push([...groups]);
+      return { policy, stats: { groups: groups.length } };
+    },
+    state: () => ({ updates: updates.length }),
+    restore() {},
+  };
+}
+
+async function run(method: 'grpo' | 'h0-resample' | 'mixture' | 'harness-s', extra: Record<string, unknown> = {}) {
+  const { environment } = createCounterEnvironment();
+  const { tasks } = await environment.loadTasks({});
+  const trainer = recordingTrainer();
+  const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
+  const summary = await train({
+    config: { method, steps: 2, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2, ...extra },
+    environment,
+    tasks: { train: tasks, test: tasks },
+    h0: createPlainHarness(),
+    pool: [variant('good-a'), variant('bad-b'), variant('good-c')],
+    trainer,
+    dir,
+  });
+  return { summary, trainer, dir };
+}
+
+describe('the training loop', () => {
+  it('grpo keeps all-failed groups, with no rescue and no signal from them', async () => {
+    const { summary, trainer, dir } = await run('grpo');
+    // Per step 3 tasks: count-1 solved under H0 (all succeed: no signal), count-2/3 all fail.
+    expect(summary.effectiveGroupRate).toBe(0);
+    expect(summary.rescueTriggerRate).toBeCloseTo(2 / 3, 12);
+    expect(summary.rescueSuccessRate).toBe(0);
+    expect(trainer.updates).toHaveLength(2);
+    const trajectories = await readTrajectories(dir);
+    expect(
+      trajectories.every((trajectory) => trajectory.harnessId === 'plain' && trajectory.training?.role === 'base'),
+    ).toBe(true);
+    expect(trajectories).toHaveLength(2 * 3 * 2);
+  });
+
+  it('harness-s replaces an all-failed group by a rescue group of distinct variants', async () => {
+    const { summary, trainer, dir } = await run('harness-s', { rescue: { variants: 3, attemptsPerVariant: 1 } });
+    const trajectories = await readTrajectories(dir);
+    const rescue = trajectories.filter((trajectory) => trajectory.training?.role === 'rescue');
+    expect(rescue).toHaveLength(2 * 2 * 3);
+    for (const groupId of new Set(rescue.map((trajectory) => trajectory.training?.groupId))) {
+      const harnesses = rescue
+        .filter((trajectory) => trajectory.training?.groupId === groupId)
+        .map((trajectory) => trajectory.harnessId);
+      expect(new Set(harnesses).size).toBe(3);
+    }
+    // Rescue groups mix good (success) and bad (failure) variants: effective, and retained.
+    expect(summary.rescueSuccessRate).toBe(1);
+    expect(summary.effectiveGroupRate).toBeCloseTo(2 / 3, 12);
+    expect(rescue.every((trajectory) => trajectory.training?.retained)).toBe(true);
+    const replaced = trajectories.filter(
+      (trajectory) => trajectory.training?.role === 'base' && trajectory.taskId !== 'count-1',
+    );
+    expect(replaced.every((trajectory) => !trajectory.training?.retained)).toBe(true);
+    const rescued = trainer.updates[0]?.find((group) => group.taskId === 'count-2');
+    const advantages = rescued?.trajectories.map((item) => Math.sign(item.advantage));
+    expect(advantages?.sort()).toEqual([-1, 1, 1]);
+    const metrics = await readStepMetrics(dir);
+    expect(metrics.map((line) => line.step)).toEqual([1, 2]);
+    expect(metrics[0]?.harnessUsage['bad-b']).toEqual({ attempts: 2, successes: 0 });
+    expect(metrics[1]?.eval).toBeDefined();
+  });
+
+  it('h0-resample rescues with fresh attempts under H0 only', async () => {
+    const { summary, dir } = await run('h0-resample');
+    const trajectories = await readTrajectories(dir);
+    expect(
+      trajectories
+        .filter((trajectory) => trajectory.training?.role === 'rescue')
+        .every((trajectory) => trajectory.harnessId === 'plain'),
+    ).toBe(true);
+    expect(summary.rescueSuccessRate).toBe(0);
+    expect(new Set(trajectories.map((trajectory) => trajectory.id)).size).toBe(trajectories.length);
+  });
+
+  it('mixture spreads every task over H0 and the pool, without rescue', async () => {
+    const { dir } = await run('mixture');
+    const trajectories = await readTrajectories(dir);
+    expect(trajectories.some((trajectory) => trajectory.training?.role === 'rescue')).toBe(false);
+    expect(new Set(trajectories.map((trajectory) => trajectory.harnessId)).size).toBeGreaterThan(2);
+  });
+
+  it('refuses a method that needs a pool without one, and a bad config with its field', async () => {
+    const { environment } = createCounterEnvironment();
+    const { tasks } = await environment.loadTasks({});
+    const base = {
+      environment,
+      tasks: { train: tasks, test: tasks },
+      h0: createPlainHarness(),
+      trainer: recordingTrainer(),
+    };
+    const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
+    await expect(train({ ...base, config: { method: 'harness-s', steps: 1 }, dir })).rejects.toThrow(
+      /needs a sibling pool/,
+    );
+    await expect(train({ ...base, config: { method: 'grpo', steps: 0 }, dir })).rejects.toThrow(
+      /training config: steps/,
+    );
+  });
+});

@@ -1,0 +1,80 @@
+import { open } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ConfigError, readJson, readTrajectories, rerenderTrajectory, type Trajectory } from '@harness-s/core';
+import { resolveHarness } from '@harness-s/harness-dsh';
+import { createEnvironment } from '../environments.js';
+
+export interface ExportFlags {
+  run: string;
+  out?: string;
+  context?: 'variant' | 'h0';
+  all?: boolean;
+}
+
+/** One training example for an external trainer. */
+export interface TrainingExample {
+  groupId: string;
+  step: number;
+  taskId: string;
+  harnessId: string;
+  /** Which rendering `messages` holds. */
+  context: 'variant' | 'h0';
+  messages: Trajectory['messages'];
+  /** Per assistant turn, the completion's token ids where the server returned them. */
+  completionTokenIds: Array<number[] | null>;
+  advantage: number;
+  reward: number;
+}
+
+/**
+ * `harness-s export RUN_DIR`: the retained attempts of a training run as JSONL batches for
+ * external trainers (group id, harness id, messages, token ids where known, advantage, reward).
+ */
+export async function runExport(flags: ExportFlags): Promise<{ path: string; examples: number }> {
+  const dir = resolve(flags.run);
+  const config = (await readJson(join(dir, 'config.json'))) as { command?: string; env?: string };
+  if (config.command !== 'train' || !config.env) {
+    throw new ConfigError(`${dir} is not a training run (config.json has no command 'train')`, {
+      code: 'not-a-train-run',
+    });
+  }
+  const trajectories = (await readTrajectories(dir)).filter(
+    (trajectory) => trajectory.training && (flags.all || trajectory.training.retained) && trajectory.evaluation,
+  );
+  const context = flags.context ?? 'variant';
+  const environment = createEnvironment(config.env);
+  const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
+  const handle = await open(path, 'w');
+  try {
+    const h0 = await resolveHarness(config.env, 'h0');
+    const tasks = new Map<string, Awaited<ReturnType<typeof environment.loadTasks>>['tasks'][number]>();
+    const splits = new Set(trajectories.map((trajectory) => trajectory.split));
+    for (const split of splits)
+      for (const task of (await environment.loadTasks({ split })).tasks) tasks.set(task.id, task);
+    for (const trajectory of trajectories) {
+      const task = tasks.get(trajectory.taskId);
+      if (!task)
+        throw new ConfigError(
+          `task ${trajectory.taskId} of ${trajectory.id} is no longer in split ${trajectory.split}`,
+          { code: 'missing-task' },
+        );
+      const example: TrainingExample = {
+        groupId: trajectory.training?.groupId ?? '',
+        step: trajectory.training?.step ?? 0,
+        taskId: trajectory.taskId,
+        harnessId: trajectory.harnessId,
+        context,
+        messages: context === 'h0' ? rerenderTrajectory(trajectory, task, h0) : trajectory.messages,
+        completionTokenIds: trajectory.turns.map((turn) => turn.completionTokenIds ?? null),
+        advantage: trajectory.training?.advantage ?? 0,
+        reward: trajectory.evaluation?.reward ?? 0,
+      };
+      await handle.write(`${JSON.stringify(example)}\n`);
+    }
+  } finally {
+    await handle.close();
+    await environment.close();
+  }
+  process.stdout.write(`Wrote ${trajectories.length} examples to ${path}\n`);
+  return { path, examples: trajectories.length };
+}

@@ -1,0 +1,129 @@
+import { join, resolve } from 'node:path';
+import { ConfigError, type TrainMethod, type TrainSummary, train } from '@harness-s/core';
+import { resolveHarness } from '@harness-s/harness-dsh';
+import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
+import { createEnvironment } from '../environments.js';
+import { percent, renderTable } from '../format.js';
+import { loadPoolHarnesses } from '../pool.js';
+import { loadTaskSplits } from '../task-splits.js';
+
+export interface TrainFlags {
+  env: string;
+  method: string;
+  steps: number;
+  k: number;
+  seed: number;
+  batchSize: number;
+  pool?: string;
+  split?: string;
+  rescue?: string;
+  rescueContext?: string;
+  evalEvery?: number;
+  evalK: number;
+  concurrency: number;
+  learningRate?: number;
+  out?: string;
+  resume?: string;
+  quiet?: boolean;
+}
+
+/** `8x1` -> 8 variants x 1 attempt. */
+function parseShape(text: string): { variants: number; attemptsPerVariant: number } {
+  const match = /^(\d+)x(\d+)$/.exec(text);
+  if (!match)
+    throw new ConfigError(`--rescue must look like 8x1 (variants x attempts), got '${text}'`, { code: 'bad-flag' });
+  return { variants: Number(match[1]), attemptsPerVariant: Number(match[2]) };
+}
+
+/** `harness-s train`: complementary harness rescue training with the simulated policy. */
+export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
+  if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+  const environment = createEnvironment(flags.env);
+  try {
+    const h0 = await resolveHarness(flags.env, 'h0');
+    const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
+    const tasks = await loadTaskSplits(environment, flags.split);
+    const dir = resolve(
+      flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
+    );
+    const trainer = new SimulatedGrpoTrainer(
+      new SimulatedPolicy(),
+      flags.learningRate ? { learningRate: flags.learningRate } : {},
+    );
+    const log = (line: string) => {
+      if (!flags.quiet) process.stderr.write(`${line}\n`);
+    };
+    log(
+      `Training ${flags.method} on ${flags.env}: ${tasks.train.length} train / ${tasks.test.length} test tasks (${tasks.source}), ` +
+        `${flags.steps} steps x ${flags.batchSize} tasks x ${flags.k} attempts, pool ${pool.length}, seed ${flags.seed}`,
+    );
+    const summary = await train({
+      config: {
+        method: flags.method as TrainMethod,
+        steps: flags.steps,
+        batchSize: flags.batchSize,
+        k: flags.k,
+        seed: flags.seed,
+        evalK: flags.evalK,
+        concurrency: flags.concurrency,
+        ...(flags.rescue ? { rescue: parseShape(flags.rescue) } : {}),
+        ...(flags.rescueContext ? { rescueContext: flags.rescueContext as 'variant' | 'h0' } : {}),
+        ...(flags.evalEvery ? { evalEvery: flags.evalEvery } : {}),
+      },
+      environment,
+      tasks,
+      h0,
+      pool,
+      trainer,
+      dir,
+      resume: Boolean(flags.resume),
+      record: { splits: tasks.source },
+      onProgress: (progress) => {
+        if (progress.phase === 'done' && progress.metrics) {
+          const m = progress.metrics;
+          log(
+            `step ${progress.step}/${progress.steps}: effective groups ${percent(m.effectiveGroupRate)}, rescue triggered ${m.rescueTriggered}` +
+              (m.rescueSuccessRate === null ? '' : ` (${percent(m.rescueSuccessRate)} rescued)`) +
+              `, mean reward ${m.meanReward.toFixed(3)}` +
+              (m.eval
+                ? ` | under H0: Pass@${m.eval.k} ${percent(m.eval.passAtK)}, Avg@${m.eval.k} ${percent(m.eval.avgAtK)}`
+                : ''),
+          );
+        } else if (progress.phase === 'eval' && progress.eval?.step === 0) {
+          log(
+            `before training, under H0: Pass@${progress.eval.k} ${percent(progress.eval.passAtK)}, Avg@${progress.eval.k} ${percent(progress.eval.avgAtK)}`,
+          );
+        }
+      },
+    });
+    process.stdout.write(
+      `\n${renderTable(
+        [
+          'method',
+          'seed',
+          `Pass@${summary.evalUnderH0.k}`,
+          `Avg@${summary.evalUnderH0.k}`,
+          'effective groups',
+          'effective tokens',
+          'rescue triggered',
+          'rescue success',
+        ],
+        [
+          [
+            summary.method,
+            String(summary.seed),
+            percent(summary.evalUnderH0.passAtK),
+            percent(summary.evalUnderH0.avgAtK),
+            percent(summary.effectiveGroupRate),
+            percent(summary.effectiveTokenShare),
+            percent(summary.rescueTriggerRate),
+            percent(summary.rescueSuccessRate),
+          ],
+        ],
+      )}\nRun folder: ${dir}\n`,
+    );
+    return summary;
+  } finally {
+    await environment.close();
+  }
+}
