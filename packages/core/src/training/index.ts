@@ -1,4 +1,5 @@
 export * from './advantages.js';
+export * from './attempt-runner.js';
 export * from './rerender.js';
 export * from './router.js';
 export * from './step-metrics.js';

@@ -1,5 +1,3 @@
-import { runAttempt } from '../agent-loop.js';
-import { mapConcurrent } from '../concurrency.js';
 import type { Environment } from '../environment.js';
 import { ConfigError } from '../errors.js';
 import { evaluate } from '../evaluate.js';
@@ -9,6 +7,7 @@ import { deriveSeed, Random } from '../random.js';
 import type { Task } from '../task.js';
 import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
+import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
 import { RandomRouter, type RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
 import { rescueShape, TrainConfig, type TrainConfigInput } from './train-config.js';
@@ -38,6 +37,8 @@ export interface TrainOptions<T extends Task> {
   dir: string;
   /** Continue from the folder's last checkpoint. */
   resume?: boolean;
+  /** Where attempts run (default: in this process with the config's concurrency). */
+  runner?: AttemptRunner;
   /** Extra fields recorded in config.json (e.g. the command line). */
   record?: Record<string, unknown>;
   onProgress?: (progress: TrainProgress) => void;
@@ -146,27 +147,32 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     return point;
   };
 
-  const runPlans = (plans: readonly AttemptPlan<T>[], step: number): Promise<Trajectory[]> =>
-    mapConcurrent(plans, config.concurrency, async (plan): Promise<Trajectory> => {
-      const trajectory = await runAttempt(
-        {
-          environment,
-          task: plan.task,
-          harness: plan.harness,
-          policy: trainer.policy,
-          runId: options.dir,
-          attempt: plan.attempt,
-          seed: deriveSeed(config.seed, step, plan.task.id, ...plan.seedParts),
-          ...(options.signal ? { signal: options.signal } : {}),
-        },
-        { maxInfraRetries: config.maxInfraRetries },
-      );
+  const runner = options.runner ?? inProcessRunner(config.concurrency);
+  const runPlans = async (plans: readonly AttemptPlan<T>[], step: number): Promise<Trajectory[]> => {
+    const requests = plans.map((plan) => ({
+      attemptId: `${step}:${plan.task.id}#${plan.harness.spec.id}#${plan.attempt}`,
+      task: plan.task,
+      harness: plan.harness,
+      attempt: plan.attempt,
+      seed: deriveSeed(config.seed, step, plan.task.id, ...plan.seedParts),
+    }));
+    const trajectories = await runner.run({
+      runId: options.dir,
+      environment,
+      policy: trainer.policy,
+      requests,
+      maxInfraRetries: config.maxInfraRetries,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return trajectories.map((trajectory, index) => {
+      const plan = plans[index] as AttemptPlan<T>;
       return {
         ...trajectory,
-        id: `${step}:${trajectory.id}`,
+        id: requests[index]?.attemptId ?? trajectory.id,
         training: { step, groupId: `${step}:${plan.task.id}`, role: plan.role, retained: false },
       };
     });
+  };
 
   if (!checkpoint) {
     evals.push(await evaluateUnderH0(0));
