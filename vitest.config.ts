@@ -8,7 +8,10 @@ const alias = {
   '@harness-s/core': source('./packages/core/src/index.ts'),
   '@harness-s/harness-dsh': source('./packages/harness-dsh/src/index.ts'),
   '@harness-s/env-dbbench': source('./packages/env-dbbench/src/index.ts'),
+  '@harness-s/env-swegym': source('./packages/env-swegym/src/index.ts'),
+  '@harness-s/router': source('./packages/router/src/index.ts'),
   '@harness-s/policy': source('./packages/policy/src/index.ts'),
+  '@harness-s/queue': source('./packages/queue/src/index.ts'),
   '@harness-s/cli': source('./tools/src/index.ts'),
   '@harness-s/tests': source('./tests/src/index.ts'),
 };

@@ -1,9 +1,14 @@
 import { ConfigError, type Environment } from '@harness-s/core';
 import { createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
+import { createSwegymEnvironment } from '@harness-s/env-swegym';
 
 /** Options shared by every command that opens episodes. */
 export interface EnvironmentOptions {
   scoring?: string;
+  /** Where dbbench episodes run: `pglite:` (default), `pglite:/folder`, `postgres://...`, `mysql://...`. */
+  db?: string;
+  /** Where swegym episodes run: `local` (default) or `docker`. */
+  sandbox?: string;
 }
 
 const factories: Record<string, (options: EnvironmentOptions) => Environment> = {
@@ -12,7 +17,17 @@ const factories: Record<string, (options: EnvironmentOptions) => Environment> = 
     if (scoring !== 'v0.2' && scoring !== 'normalized') {
       throw new ConfigError(`--scoring must be v0.2 or normalized, got '${scoring}'`, { code: 'bad-flag' });
     }
-    return createDbbenchEnvironment({ scoring: scoring as DbbenchScoring }) as unknown as Environment;
+    return createDbbenchEnvironment({
+      scoring: scoring as DbbenchScoring,
+      ...(options.db ? { db: options.db } : {}),
+    }) as unknown as Environment;
+  },
+  swegym: (options) => {
+    const sandbox = options.sandbox ?? 'local';
+    if (sandbox !== 'local' && sandbox !== 'docker') {
+      throw new ConfigError(`--sandbox must be local or docker, got '${sandbox}'`, { code: 'bad-flag' });
+    }
+    return createSwegymEnvironment({ sandbox }) as unknown as Environment;
   },
 };
 

@@ -1,5 +1,12 @@
 import { ConfigError, type Policy } from '@harness-s/core';
-import { createEmptyPolicy, createOpenAIPolicy, createOraclePolicy, SimulatedPolicy } from '@harness-s/policy';
+import {
+  createEmptyPolicy,
+  createOpenAIPolicy,
+  createOraclePolicy,
+  type OpenAIPolicyOptions,
+  SimulatedPolicy,
+  type SimulatedPolicyConfig,
+} from '@harness-s/policy';
 
 export interface PolicyFlags {
   policy: string;
@@ -43,4 +50,33 @@ export function createPolicy(flags: PolicyFlags): Policy {
         code: 'unknown-policy',
       });
   }
+}
+
+/**
+ * Rebuilds a policy from what its `describe()` returned, so a rollout worker acts with the same
+ * parameters as the training loop that enqueued the attempt: the simulated policy from
+ * `{ kind: 'simulated', step, ...config }`, the oracle and the empty policy from their kind, an
+ * OpenAI-compatible policy from its settings (which never hold the API key: the worker's own
+ * OPENAI_API_KEY is used).
+ */
+export function policyFromDescription(description: Record<string, unknown>): Policy {
+  const { kind, ...rest } = description;
+  if (kind === 'simulated') {
+    const { step, ...config } = rest;
+    if (typeof step !== 'number' || !Number.isInteger(step) || step < 0) {
+      throw new ConfigError(`simulated policy description: step must be a non-negative integer, got ${String(step)}`, {
+        code: 'bad-policy-description',
+      });
+    }
+    // The constructor validates the configuration strictly, so a field it does not know is refused.
+    return new SimulatedPolicy(config as Partial<SimulatedPolicyConfig>, step);
+  }
+  if (kind === 'oracle') return createOraclePolicy();
+  if (kind === 'empty') return createEmptyPolicy();
+  if (kind === undefined && typeof rest['baseUrl'] === 'string' && typeof rest['model'] === 'string') {
+    return createOpenAIPolicy(rest as OpenAIPolicyOptions);
+  }
+  throw new ConfigError(`cannot rebuild a policy from ${JSON.stringify(description).slice(0, 200)}`, {
+    code: 'bad-policy-description',
+  });
 }

@@ -1,8 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { runCleanup } from './commands/cleanup.js';
 import { runEval } from './commands/eval.js';
+import { runEvolve } from './commands/evolve.js';
 import { runExport } from './commands/export.js';
+import { runProfile } from './commands/profile.js';
 import { runReplay } from './commands/replay.js';
 import { runTrain } from './commands/train.js';
+import { runWorker } from './commands/worker.js';
 import { environmentNames } from './environments.js';
 import { policyNames } from './policies.js';
 
@@ -49,8 +53,18 @@ export function createProgram(): Command {
     .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
     .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
     .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
+    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
+    .addOption(new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']))
     .option('--tasks <ids...>', 'only these task ids')
     .option('--limit <n>', 'only the first n tasks', integer('--limit', 1))
+    .addOption(
+      new Option('--routing <how>', "h0: every task under --harness; rank1: the router's top choice per task").choices([
+        'h0',
+        'rank1',
+      ]),
+    )
+    .option('--pool <dir>', 'the sibling pool (with --routing rank1)')
+    .option('--profiles <dir>', 'behaviour profiles from harness-s profile (with --routing rank1)')
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runEval(flags);
@@ -72,6 +86,7 @@ export function createProgram(): Command {
     .option('--attempt <n>', 'which attempt of the task, when reading a run', integer('--attempt', 0), 0)
     .option('--harness <id>', 'which harness id, when reading a run with several')
     .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
+    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
     .action(async (flags) => {
       await runReplay(flags);
     });
@@ -101,12 +116,40 @@ export function createProgram(): Command {
     .option('--eval-every <n>', 'evaluate under H0 every n steps', integer('--eval-every', 1))
     .option('--eval-k <n>', 'attempts per test task in evaluations', integer('--eval-k', 1), 3)
     .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
+    .addOption(
+      new Option('--router <kind>', 'rescue routing (harness-s)')
+        .choices(['adaptive', 'fixed', 'random'])
+        .default('adaptive'),
+    )
+    .option('--reanchor-every <n>', 'adaptive router: re-anchor profiles every n steps', integer('--reanchor-every', 1))
+    .option('--profiles <dir>', 'initial behaviour profiles (default: anchored on the initial policy)')
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--out <dir>', 'run folder')
     .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
+    .option('--redis <url>', 'run attempts on `harness-s worker` processes through a job queue in this Redis')
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runTrain(flags);
+    });
+
+  program
+    .command('profile')
+    .description(
+      'Behaviour profiles of H0 and every pool variant on the validation split (paired runs, policy frozen).',
+    )
+    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+    .requiredOption('--pool <dir>', 'the sibling pool')
+    .requiredOption('--out <dir>', 'where profiles.json and summary.md go')
+    .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
+    .option('--k <n>', 'attempts per validation task and harness', integer('--k', 1), 3)
+    .option('--seed <n>', 'seed (paired across harnesses)', integer('--seed', 0), 0)
+    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+    .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
+    .option('--model <name>', 'model name (--policy openai)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
+    .option('--quiet', 'no progress output')
+    .action(async (flags) => {
+      await runProfile(flags);
     });
 
   program
@@ -122,6 +165,73 @@ export function createProgram(): Command {
     .option('--all', 'also attempts that were not retained (replaced by rescue)')
     .action(async (run: string, flags) => {
       await runExport({ run, ...flags });
+    });
+
+  program
+    .command('cleanup')
+    .description(
+      'Remove what killed runs left behind (dbbench: databases, schemas, roles and users of dead runs; swegym: containers and sandbox directories of dead runs).',
+    )
+    .requiredOption('--env <name>', 'environment')
+    .option('--db <url>', 'dbbench: the server to clean, postgres://... or mysql://...')
+    .option('--run <label>', 'swegym: only the containers of this run label')
+    .option('--all', 'swegym: also containers of runs that are still alive')
+    .action(async (flags) => {
+      await runCleanup(flags);
+    });
+
+  program
+    .command('worker')
+    .description('Run rollout jobs of training runs started with `train --redis`, with this machine\'s environment.')
+    .requiredOption('--redis <url>', 'the Redis of the job queue, redis://host:port[/db]')
+    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+    .option('--concurrency <n>', 'attempts in flight at once, per training run', integer('--concurrency', 1), 4)
+    .option('--queue <name>', 'serve only this queue (default: every training run of the environment)')
+    .option('--name <name>', 'worker name in logs and on jobs (default host-pid)')
+    .option('--lock-duration <ms>', 'job lock, renewed at half of it while an attempt runs', integer('--lock-duration', 100), 30_000)
+    .option('--stalled-interval <ms>', 'how often to look for jobs of dead workers', integer('--stalled-interval', 100), 30_000)
+    .option('--max-stalled <n>', 'a job whose worker died more often than this is parked', integer('--max-stalled', 0), 1)
+    .option('--grace <ms>', 'on SIGTERM, how long running attempts may finish before being handed back', integer('--grace', 0), 60_000)
+    .option('--heartbeat <ms>', 'heartbeat log period (0: none)', integer('--heartbeat', 0), 10_000)
+    .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
+    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
+    .addOption(new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']))
+    .option('--quiet', 'no log output')
+    .action(async (flags) => {
+      await runWorker(flags);
+    });
+  program
+    .command('evolve')
+    .description(
+      'Directional harness evolution: grow a sibling pool from H0 (failure analysis, repair directions, children, parents by joint coverage).',
+    )
+    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+    .option('--rounds <n>', 'evolution rounds', integer('--rounds', 1), 3)
+    .requiredOption('--out <dir>', 'the pool folder (rerun the same command to resume it)')
+    .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
+    .option('--split <name>', 'the split to use (cut into train/validation/test unless --subset all)')
+    .addOption(
+      new Option('--subset <name>', 'which tasks to evolve on').choices(['validation', 'train', 'test', 'all']).default('validation'),
+    )
+    .option('--k <n>', 'paired attempts per task and harness', integer('--k', 1), 3)
+    .option('--seed <n>', 'seed (the same for H0 and every variant)', integer('--seed', 0), 0)
+    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+    .option('--parents <n>', 'parents per round', integer('--parents', 1), 3)
+    .option('--directions <n>', 'repair directions per parent', integer('--directions', 1), 4)
+    .option('--children-per-direction <n>', 'children per direction and source', integer('--children-per-direction', 1), 2)
+    .addOption(
+      new Option('--solved <rule>', 'a task is solved in half of its k attempts, or in any').choices(['majority', 'any']).default('majority'),
+    )
+    .option('--analyser-url <url>', 'OpenAI-compatible endpoint of the LLM failure analyser and proposer')
+    .option('--analyser-model <name>', 'model of the LLM failure analyser and proposer')
+    .option('--model <name>', 'model name (--policy openai)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
+    .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
+    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
+    .addOption(new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']))
+    .option('--quiet', 'no progress output')
+    .action(async (flags) => {
+      await runEvolve(flags);
     });
   return program;
 }

@@ -1,6 +1,6 @@
 import type { Environment, Episode } from './environment.js';
 import { describeError, InfrastructureError } from './errors.js';
-import type { ExecutedAction, Harness } from './harness.js';
+import type { DecodedAction, ExecutedAction, Harness } from './harness.js';
 import { addUsage, type Message, type Usage, zeroUsage } from './message.js';
 import type { Policy } from './policy.js';
 import type { Task } from './task.js';
@@ -24,7 +24,8 @@ type LoopOutcome = Pick<Trajectory, 'messages' | 'turns' | 'stopReason' | 'evalu
 /**
  * Runs one episode: the harness renders the context, the policy answers, the codec decodes the
  * answer into actions, the episode steps, the harness's context and execution rules apply; the
- * episode is evaluated and always closed.
+ * episode is evaluated and always closed. A harness with a prelude (a tool transform that acts
+ * before the first turn) runs it first, recorded as a turn of origin `harness`.
  *
  * Throws InfrastructureError when the environment or the policy server fails; the caller
  * (`runAttempt`) retries on fresh resources.
@@ -51,8 +52,27 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
     let usage: Usage = zeroUsage();
     let consecutiveFormatErrors = 0;
     let stopReason: StopReason = 'step-limit';
+    let policyTurns = 0;
 
-    while (turns.length < maxSteps) {
+    const prelude = harness.prelude?.(task, episode.tools) ?? null;
+    if (prelude) {
+      const turn: TurnRecord = {
+        index: 0,
+        origin: 'harness',
+        response: { content: prelude.message.content, ...(prelude.message.toolCalls ? { toolCalls: prelude.message.toolCalls } : {}) },
+        usage: zeroUsage(),
+        latencyMs: 0,
+        actions: [],
+      };
+      turns.push(turn);
+      messages.push(prelude.message);
+      const { executed, done } = await executeActions(episode, prelude.actions, turn);
+      messages.push(...harness.observe(executed));
+      if (done) stopReason = 'done';
+    }
+
+    while (stopReason !== 'done' && policyTurns < maxSteps) {
+      policyTurns += 1;
       signal?.throwIfAborted();
       const policyStart = performance.now();
       const response = await session.respond({
@@ -90,24 +110,7 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
       }
       consecutiveFormatErrors = 0;
 
-      const executed: ExecutedAction[] = [];
-      let done = false;
-      for (const decodedAction of decoded.actions) {
-        const stepStart = performance.now();
-        const result = await episode.step(decodedAction.action);
-        const record: ActionRecord = {
-          action: decodedAction.action,
-          ...(decodedAction.callId ? { callId: decodedAction.callId } : {}),
-          result,
-          latencyMs: performance.now() - stepStart,
-        };
-        turn.actions.push(record);
-        executed.push({ ...decodedAction, result });
-        if (result.done) {
-          done = true;
-          break;
-        }
-      }
+      const { executed, done } = await executeActions(episode, decoded.actions, turn);
       messages.push(...harness.observe(executed));
       if (done) {
         stopReason = 'done';
@@ -134,6 +137,36 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
   } finally {
     await episode.close();
   }
+}
+
+/**
+ * Steps the episode through a turn's actions in order, recording each in the turn, until one ends
+ * the episode. Calls the harness answers itself (`harnessResult`) are not environment actions.
+ */
+async function executeActions<T extends Task>(
+  episode: Episode<T>,
+  actions: readonly DecodedAction[],
+  turn: TurnRecord,
+): Promise<{ executed: ExecutedAction[]; done: boolean }> {
+  const executed: ExecutedAction[] = [];
+  for (const decodedAction of actions) {
+    if (decodedAction.harnessResult) {
+      executed.push({ ...decodedAction, result: decodedAction.harnessResult });
+      continue;
+    }
+    const stepStart = performance.now();
+    const result = await episode.step(decodedAction.action);
+    const record: ActionRecord = {
+      action: decodedAction.action,
+      ...(decodedAction.callId ? { callId: decodedAction.callId } : {}),
+      result,
+      latencyMs: performance.now() - stepStart,
+    };
+    turn.actions.push(record);
+    executed.push({ ...decodedAction, result });
+    if (result.done) return { executed, done: true };
+  }
+  return { executed, done: false };
 }
 
 export interface AttemptOptions {

@@ -3,6 +3,7 @@ import type { Evaluation } from './evaluation.js';
 import type { ToolSpec } from './message.js';
 import type { OraclePlan, SkillDescription } from './plan.js';
 import type { Task, TaskSet } from './task.js';
+import type { Trajectory } from './trajectory.js';
 
 /** Where tasks come from: a named split shipped with the environment, or a file. */
 export interface TaskSource {
@@ -37,6 +38,12 @@ export interface Environment<T extends Task = Task> {
    * complete the task at once), as SWE-bench's empty patch: running it must solve no task.
    */
   emptyPlan(task: T): OraclePlan;
+  /**
+   * Optional: environment-specific additions to an evaluation's `summary.json`, computed from its
+   * trajectories (SWE-Gym adds SWE-bench's run report under `swebench`). Keys of the core summary
+   * are never overwritten by them.
+   */
+  extendSummary?(trajectories: readonly Trajectory[], tasks: readonly T[]): Record<string, unknown>;
   /** Releases engines, pools and servers. */
   close(): Promise<void>;
 }

@@ -23,11 +23,23 @@ export interface EvaluationOptions<T extends Task> {
   taskSet: TaskSet<T>;
   split: string;
   harness: Harness;
+  /**
+   * Per-task harness choice (Rank-1 routing): when set, each task runs under the harness it
+   * returns, and `harness` only names the evaluation in the summary.
+   */
+  harnessFor?: (task: T) => Harness;
+  /** The summary's `harness` label (default: the harness's id). */
+  harnessLabel?: string;
   policy: Policy;
   /** Attempts per task. */
   k: number;
   /** Run seed; every attempt's seed is derived from it, so results do not depend on concurrency. */
   seed: number;
+  /**
+   * Derive attempt seeds from the run seed, task and attempt only, not the harness id, so every
+   * harness evaluated with the same run seed meets the same seeds: paired comparisons of harnesses.
+   */
+  pairedSeeds?: boolean;
   /** Attempts in flight at once. */
   concurrency: number;
   runId: string;
@@ -52,10 +64,11 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
   const done = new Map<string, Trajectory>();
   for (const trajectory of options.resumeFrom ?? []) done.set(trajectory.id, trajectory);
 
+  const harnessOf = (task: T): Harness => options.harnessFor?.(task) ?? harness;
   const pending: Array<{ task: T; attempt: number }> = [];
   for (const task of options.taskSet.tasks) {
     for (let attempt = 0; attempt < k; attempt += 1) {
-      if (!done.has(trajectoryId(task.id, harness.spec.id, attempt))) pending.push({ task, attempt });
+      if (!done.has(trajectoryId(task.id, harnessOf(task).spec.id, attempt))) pending.push({ task, attempt });
     }
   }
 
@@ -69,11 +82,11 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
       {
         environment,
         task,
-        harness,
+        harness: harnessOf(task),
         policy,
         runId: options.runId,
         attempt,
-        seed: deriveSeed(options.seed, task.id, harness.spec.id, attempt),
+        seed: deriveSeed(options.seed, task.id, options.pairedSeeds ? 'paired' : harnessOf(task).spec.id, attempt),
         ...(options.signal ? { signal: options.signal } : {}),
       },
       options.maxInfraRetries === undefined ? {} : { maxInfraRetries: options.maxInfraRetries },
@@ -86,14 +99,14 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
     options.onProgress?.(progress);
   });
 
-  const summary = summarizeEvaluation(
+  const coreSummary = summarizeEvaluation(
     {
       runId: options.runId,
       env: environment.id,
       split: options.split,
       policy: policy.id,
       policyVersion: policy.version,
-      harness: harness.spec.id,
+      harness: options.harnessLabel ?? harness.spec.id,
       k,
       seed: options.seed,
       tasks: options.taskSet.tasks,
@@ -102,6 +115,11 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
     },
     trajectories,
   );
+  // Environment additions first, so the core keys always win.
+  const summary: EvalSummary = {
+    ...(environment.extendSummary?.(trajectories, options.taskSet.tasks) ?? {}),
+    ...coreSummary,
+  };
   await options.store?.writeSummary(summary);
   return { summary, trajectories };
 }

@@ -7,6 +7,21 @@ import type { Task } from './task.js';
 export interface DecodedAction {
   action: Action;
   callId?: string;
+  /**
+   * Set when the harness answers the call itself, without an environment step (a `think` tool of a
+   * code-act harness). Such a call is not an environment action and is not recorded as one.
+   */
+  harnessResult?: StepResult;
+}
+
+/**
+ * Environment actions a harness runs on the policy's behalf before its first turn (a tool
+ * transform such as a schema lookup), written as an assistant message in the codec's shape so the
+ * transcript reads as if the policy had made the calls.
+ */
+export interface PreludeTurn {
+  message: AssistantMessage;
+  actions: DecodedAction[];
 }
 
 /** The codec's reading of one assistant message. */
@@ -45,4 +60,6 @@ export interface Harness {
   observe(executed: readonly ExecutedAction[]): Message[];
   /** The message that answers a turn the codec could not decode. */
   formatError(error: string): Message[];
+  /** Actions to run before the policy's first turn, or null (most harnesses have none). */
+  prelude?(task: Task, envTools: readonly ToolSpec[]): PreludeTurn | null;
 }

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { formatZodError } from './jsonl.js';
+import { deriveSeed } from './random.js';
 
 /** The environment-independent part of a task. Environments extend it with their own payload. */
 export const Task = z.object({
@@ -27,4 +30,53 @@ export type UnloadableTask = z.infer<typeof UnloadableTask>;
 export interface TaskSet<T extends Task = Task> {
   tasks: T[];
   unloadable: UnloadableTask[];
+}
+
+/** Shares of a split for training, validation and test; they must sum to 1. */
+export const SplitFractions = z
+  .strictObject({
+    train: z.number().min(0).max(1),
+    validation: z.number().min(0).max(1),
+    test: z.number().min(0).max(1),
+  })
+  .refine((fractions) => Math.abs(fractions.train + fractions.validation + fractions.test - 1) < 1e-9, {
+    message: 'train + validation + test must be 1',
+  });
+export type SplitFractions = z.infer<typeof SplitFractions>;
+
+/** The split used when an environment ships only one: half to train, a quarter each to validate and test. */
+export const defaultSplitFractions: SplitFractions = { train: 0.5, validation: 0.25, test: 0.25 };
+
+/** Tasks divided into training, validation and test subsets. */
+export interface TaskSplits<T extends Task = Task> {
+  train: T[];
+  validation: T[];
+  test: T[];
+}
+
+/**
+ * Divides tasks deterministically into train / validation / test by a hash of (seed, task id):
+ * tasks are ordered by the hash and cut at the rounded fractions, so the subsets depend only on the
+ * ids and the seed (not on file order), and sizes are exact. Each subset keeps the input order.
+ */
+export function splitTasks<T extends Task>(
+  tasks: readonly T[],
+  fractions: SplitFractions = defaultSplitFractions,
+  seed = 0,
+): TaskSplits<T> {
+  const parsed = SplitFractions.safeParse(fractions);
+  if (!parsed.success) {
+    throw new ConfigError(`split fractions: ${formatZodError(parsed.error)}`, { code: 'bad-split-fractions' });
+  }
+  const ranked = tasks
+    .map((task, index) => ({ task, index, key: deriveSeed(seed, 'split', task.id) }))
+    .sort((a, b) => a.key - b.key || a.task.id.localeCompare(b.task.id));
+  const trainCount = Math.round(tasks.length * fractions.train);
+  const validationCount = Math.min(tasks.length - trainCount, Math.round(tasks.length * fractions.validation));
+  const inOrder = (items: typeof ranked): T[] => items.sort((a, b) => a.index - b.index).map((item) => item.task);
+  return {
+    train: inOrder(ranked.slice(0, trainCount)),
+    validation: inOrder(ranked.slice(trainCount, trainCount + validationCount)),
+    test: inOrder(ranked.slice(trainCount + validationCount)),
+  };
 }

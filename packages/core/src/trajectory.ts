@@ -42,6 +42,11 @@ export const TurnRecord = z.object({
   /** Set when the codec could not decode the turn. */
   formatError: z.string().optional(),
   actions: z.array(ActionRecord),
+  /**
+   * `harness` for actions a tool transform ran on the policy's behalf before its first turn: no
+   * usage, no decisions, not counted toward the step limit. Absent for the policy's own turns.
+   */
+  origin: z.literal('harness').optional(),
 });
 export type TurnRecord = z.infer<typeof TurnRecord>;
 

@@ -1,19 +1,42 @@
+import type { PythonValue } from './python-text.js';
 import type { DbbenchTask } from './records.js';
 
 /** The SQL dialect a backend speaks; decides how gold SQL is made to run and how names are quoted. */
 export type SqlDialect = 'postgres' | 'mysql';
 
-/** A column of a result, with the engine's type where it matters for printing. */
+/** A column of a result. The backend has already turned each cell into the value Python would print. */
 export interface ResultColumn {
   name: string;
-  /** How the value prints in Python text: `int`, `float`, `decimal`, `text`, `bool`, `other`. */
-  kind: 'int' | 'float' | 'decimal' | 'text' | 'bool' | 'other';
+}
+
+/** Why a result was cut short: more rows, or more bytes, than an episode may fetch. */
+export interface ResultTruncation {
+  limit: 'rows' | 'bytes';
+  /** Rows fetched and shown. */
+  keptRows: number;
 }
 
 /** The outcome of one statement: rows (possibly capped) or the engine's error. */
 export type SqlOutcome =
-  | { ok: true; columns: ResultColumn[]; rows: unknown[][]; truncatedRows: number }
+  | { ok: true; columns: ResultColumn[]; rows: PythonValue[][]; truncated: ResultTruncation | null }
   | { ok: false; message: string; code?: string };
+
+/** Limits every backend applies to the agent's statements. */
+export interface SessionLimits {
+  /** A statement running longer is stopped (default 60 000 ms). PGlite cannot enforce it. */
+  statementTimeoutMs?: number;
+  /** Rows fetched per statement at most; the rest are not fetched (default 10 000). */
+  maxRows?: number;
+  /** Bytes of cell text fetched per statement at most (default 4 MiB). */
+  maxResultBytes?: number;
+}
+
+/** The defaults of `SessionLimits`. */
+export const defaultSessionLimits: Required<SessionLimits> = {
+  statementTimeoutMs: 60_000,
+  maxRows: 10_000,
+  maxResultBytes: 4 * 1024 * 1024,
+};
 
 /** One episode's connection to its own copy of the task's table. */
 export interface DbbenchSession {
@@ -24,15 +47,23 @@ export interface DbbenchSession {
    * the table or a column is gone (which the agent may have caused).
    */
   readTable(): Promise<{ rows: Array<Array<string | null>> } | { error: string }>;
-  /** Drops everything the episode made and releases the connection; safe to call twice. */
+  /** Undoes everything the episode did and releases the connection; safe to call twice. */
   close(): Promise<void>;
 }
 
 /** A SQL engine that gives each episode an isolated copy of its task's table. */
 export interface DbbenchBackend {
-  /** e.g. `pglite`. */
+  /** e.g. `pglite`, `postgres`, `mysql`. */
   readonly name: string;
   readonly dialect: SqlDialect;
+  /**
+   * Connects and prepares the engine; idempotent. Throws InfrastructureError (not retryable) with one
+   * clear message when the server cannot be reached, so a run stops before its first episode.
+   */
+  start(): Promise<void>;
   openSession(task: DbbenchTask): Promise<DbbenchSession>;
+  /** Episodes open right now (leased connections or engines), for leak checks. */
+  sessionsInUse(): number;
+  /** Closes every connection and removes everything the backend made on the server. */
   close(): Promise<void>;
 }

@@ -8,9 +8,9 @@ import {
   type TaskSource,
 } from '@harness-s/core';
 import type { DbbenchBackend } from './backend.js';
+import { createBackendFromUrl } from './backend-factory.js';
 import { DbbenchEpisode, type DbbenchScoring } from './episode.js';
 import { dbbenchOraclePlan, dbbenchSkills } from './oracle-plan.js';
-import { createPgliteBackend } from './pglite-backend.js';
 import { type DbbenchTask, loadDbbenchFile } from './records.js';
 
 /** The splits shipped with the package, by name. */
@@ -19,13 +19,21 @@ const shippedSplits: Record<string, string> = {
 };
 
 export interface DbbenchEnvironmentOptions {
-  /** The SQL engine; the embedded PGlite engine by default. */
+  /** The SQL engine, made by the caller; wins over `db`. */
   backend?: DbbenchBackend;
+  /**
+   * The SQL engine as a URL: `pglite:` (the default: embedded, in memory), `pglite:/path/to/folder`,
+   * `postgres://user@host:5432/db` or `mysql://user@host:3306/db` (MySQL 8 or MariaDB).
+   */
+  db?: string;
   /** How question answers are scored (default `v0.2`, the paper's AgentBench version). */
   scoring?: DbbenchScoring;
 }
 
-/** A note for the agent naming the engine, so a real model writes the right dialect. */
+/**
+ * A note for the agent naming the engine, so a real model writes the right dialect. On MySQL the
+ * prompt stays AgentBench's own.
+ */
 function engineNote(backend: DbbenchBackend): string {
   return backend.dialect === 'postgres'
     ? 'The database is PostgreSQL: quote table and column names with double quotes.'
@@ -34,7 +42,7 @@ function engineNote(backend: DbbenchBackend): string {
 
 /** AgentBench's DBBench: answer questions about a table, or modify it, with SQL. */
 export function createDbbenchEnvironment(options: DbbenchEnvironmentOptions = {}): Environment<DbbenchTask> {
-  const backend = options.backend ?? createPgliteBackend();
+  const backend = options.backend ?? createBackendFromUrl(options.db ?? 'pglite:');
   const scoring = options.scoring ?? 'v0.2';
   return {
     id: 'dbbench',
@@ -42,6 +50,8 @@ export function createDbbenchEnvironment(options: DbbenchEnvironmentOptions = {}
     skills: dbbenchSkills,
 
     async loadTasks(source: TaskSource): Promise<TaskSet<DbbenchTask>> {
+      // Connect first: a server that is down stops the run here, with one message, before any episode.
+      await backend.start();
       if (source.file) return loadDbbenchFile(source.file, undefined, engineNote(backend));
       const split = source.split ?? 'dev';
       const path = shippedSplits[split];

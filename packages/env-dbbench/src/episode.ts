@@ -1,7 +1,7 @@
 import type { Action, Check, Episode, Evaluation, StepResult, ToolSpec } from '@harness-s/core';
 import { type FinalAnswer, scoreAnswerNormalized, scoreAnswerV02, scoreWrite } from './answer-scoring.js';
 import type { DbbenchSession, SqlOutcome } from './backend.js';
-import { formatPythonRows, PyDecimal, PyFloat } from './python-text.js';
+import { formatPythonRows } from './python-text.js';
 import type { DbbenchTask } from './records.js';
 import { tableHash } from './table-hash.js';
 
@@ -35,20 +35,14 @@ export const dbbenchTools: readonly ToolSpec[] = [
 /** Observations longer than this are cut here already; the harness cuts much shorter. */
 const maxObservationChars = 100_000;
 
-/** A result as AgentBench shows it: the Python text of the fetched rows. */
+/** A result as AgentBench shows it: the Python text of the fetched rows, or the error text. */
 export function observationText(outcome: SqlOutcome): string {
   if (!outcome.ok) return outcome.message;
-  const rows = outcome.rows.map((row) =>
-    row.map((value, index) => {
-      if (value === null || value === undefined) return null;
-      const kind = outcome.columns[index]?.kind;
-      if (kind === 'decimal') return new PyDecimal(String(value));
-      if (kind === 'float' && typeof value === 'number') return new PyFloat(value);
-      return value;
-    }),
-  );
-  const text = formatPythonRows(rows);
-  const note = outcome.truncatedRows > 0 ? ` (${outcome.truncatedRows} more rows not fetched)` : '';
+  const text = formatPythonRows(outcome.rows);
+  const cut = outcome.truncated;
+  const note = cut
+    ? ` (only the first ${cut.keptRows} rows were fetched: the result is over the ${cut.limit === 'rows' ? 'row' : 'size'} limit)`
+    : '';
   return text.length > maxObservationChars ? `${text.slice(0, maxObservationChars)}...${note}` : text + note;
 }
 

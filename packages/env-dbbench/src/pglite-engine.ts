@@ -57,8 +57,15 @@ async function saveDataDir(engine: PGlite): Promise<Blob | null> {
   }
 }
 
-/** Starts a PGlite engine, from the cached initial data directory when there is one. */
-export async function startPglite(): Promise<PGlite> {
+/**
+ * Starts a PGlite engine: in memory from the cached initial data directory when there is one, or
+ * on `dataDir`, a folder that keeps the cluster between runs (created on first use).
+ */
+export async function startPglite(dataDir?: string): Promise<PGlite> {
+  if (dataDir !== undefined) {
+    await mkdir(dataDir, { recursive: true });
+    return PGlite.create({ dataDir });
+  }
   initialDataDir ??= readCachedDataDir();
   const dump = await initialDataDir;
   if (dump) {

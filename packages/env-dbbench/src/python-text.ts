@@ -20,11 +20,42 @@ export class PyDate {
 }
 
 /**
+ * A DATETIME/TIMESTAMP value from its text `2020-01-02 03:04:05[.ffffff]`, printed as
+ * `datetime.datetime(2020, 1, 2, 3, 4, 5)` with every microsecond kept (a JS Date keeps milliseconds).
+ */
+export class PyDateTime {
+  constructor(readonly text: string) {}
+}
+
+/** A TIME value (MySQL drivers return `datetime.timedelta`), as a signed count of microseconds. */
+export class PyTimedelta {
+  constructor(readonly microseconds: bigint) {}
+}
+
+/** A binary string value, printed as Python `bytes`. */
+export class PyBytes {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
+/**
  * Values `formatPythonValue` understands. Plain numbers print as int when integral, else as float;
  * booleans print as 1/0 because MySQL has no boolean type (TRUE is TINYINT 1); a JS Date prints as
  * `datetime.datetime(...)` from its UTC fields.
  */
-export type PythonValue = null | undefined | string | number | bigint | boolean | PyDecimal | PyFloat | PyDate | Date;
+export type PythonValue =
+  | null
+  | undefined
+  | string
+  | number
+  | bigint
+  | boolean
+  | PyDecimal
+  | PyFloat
+  | PyDate
+  | PyDateTime
+  | PyTimedelta
+  | PyBytes
+  | Date;
 
 /** Characters Python's `str.isprintable()` rejects: categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs except space. */
 const NON_PRINTABLE = /^(?:\p{C}|\p{Z})$/u;
@@ -90,6 +121,53 @@ function dateTimeRepr(date: Date): string {
   return `datetime.datetime(${fields.join(', ')})`;
 }
 
+/** `datetime.datetime(...)` from `YYYY-MM-DD HH:MM:SS[.ffffff]` (a `T` separator or an offset after it is ignored). */
+function dateTimeTextRepr(text: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?/.exec(text);
+  if (!match) return pythonStringRepr(text);
+  const [, year, month, day, hour, minute, second, fraction] = match;
+  const fields = [year, month, day, hour, minute].map(Number);
+  const seconds = Number(second);
+  const microseconds = fraction ? Number(fraction.padEnd(6, '0')) : 0;
+  if (seconds !== 0 || microseconds !== 0) fields.push(seconds);
+  if (microseconds !== 0) fields.push(microseconds);
+  return `datetime.datetime(${fields.join(', ')})`;
+}
+
+/** Python `repr(timedelta)`: normalised to days, 0 <= seconds < 86400, 0 <= microseconds < 10**6. */
+function timedeltaRepr(total: bigint): string {
+  const perDay = 86_400_000_000n;
+  // Floor division, as Python normalises negative durations: -1 s is days=-1, seconds=86399.
+  let days = total / perDay;
+  if (total % perDay < 0n) days -= 1n;
+  const rest = total - days * perDay;
+  const seconds = rest / 1_000_000n;
+  const microseconds = rest % 1_000_000n;
+  const parts = [
+    ...(days !== 0n ? [`days=${days}`] : []),
+    ...(seconds !== 0n ? [`seconds=${seconds}`] : []),
+    ...(microseconds !== 0n ? [`microseconds=${microseconds}`] : []),
+  ];
+  return `datetime.timedelta(${parts.length > 0 ? parts.join(', ') : '0'})`;
+}
+
+/** Python `repr(bytes)`: printable ASCII as is, the rest as escapes; quotes chosen as for str. */
+function bytesRepr(bytes: Uint8Array): string {
+  const hasSingle = bytes.includes(0x27);
+  const quote = hasSingle && !bytes.includes(0x22) ? '"' : "'";
+  let body = '';
+  for (const byte of bytes) {
+    const character = String.fromCharCode(byte);
+    if (character === quote || character === '\\') body += `\\${character}`;
+    else if (byte === 0x09) body += '\\t';
+    else if (byte === 0x0a) body += '\\n';
+    else if (byte === 0x0d) body += '\\r';
+    else if (byte < 0x20 || byte >= 0x7f) body += `\\x${byte.toString(16).padStart(2, '0')}`;
+    else body += character;
+  }
+  return `b${quote}${body}${quote}`;
+}
+
 /** Python `repr()` of one fetched cell, as mysql-connector/pymysql would hand it to `str()`. */
 export function formatPythonValue(value: unknown): string {
   if (value === null || value === undefined) return 'None';
@@ -100,6 +178,9 @@ export function formatPythonValue(value: unknown): string {
   if (value instanceof PyFloat) return pythonFloatRepr(value.value);
   if (value instanceof PyDecimal) return `Decimal('${value.text}')`;
   if (value instanceof PyDate) return `datetime.date(${value.isoDate.split('-').map(Number).join(', ')})`;
+  if (value instanceof PyDateTime) return dateTimeTextRepr(value.text);
+  if (value instanceof PyTimedelta) return timedeltaRepr(value.microseconds);
+  if (value instanceof PyBytes) return bytesRepr(value.bytes);
   if (value instanceof Date) return dateTimeRepr(value);
   // Anything else (JSON columns, arrays) has no Python driver equivalent: show its JSON text as a str.
   return pythonStringRepr(JSON.stringify(value) ?? String(value));

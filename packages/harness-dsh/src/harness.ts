@@ -8,14 +8,17 @@ import {
   type Task,
   type ToolSpec,
 } from '@harness-s/core';
-import { codecFor } from './codecs/index.js';
+import { createCodec } from './codecs/index.js';
+import { createMechanics } from './variants/runtime.js';
 
 /** The marker that replaces observations dropped by `keepLastObservations`. */
 export const elidedObservation = '[earlier observation elided]';
 
 /**
  * Builds a runnable harness from a spec: renders the prompt with its directives, applies the
- * context rules, and answers actions with observation messages in the codec's shape.
+ * context rules, and answers actions with observation messages in the codec's shape. A variant's
+ * tool transforms and execution rules (see `variants/runtime.ts`) run here too: transforms expand
+ * decoded actions into base actions or act before the first turn, rules add messages after turns.
  */
 export function createHarness(input: unknown, where = 'harness spec'): Harness {
   const parsed = HarnessSpec.safeParse(input);
@@ -26,8 +29,9 @@ export function createHarness(input: unknown, where = 'harness spec'): Harness {
     });
   }
   const spec = parsed.data;
-  const codec = codecFor(spec.codec.kind);
-  const { maxObservationChars, truncationMarker, keepLastObservations } = spec.context;
+  const mechanics = createMechanics(spec, createCodec(spec.codec));
+  const codec = mechanics.codec;
+  const { maxObservationChars, truncationMarker, keepLastObservations, elidedSummaryChars } = spec.context;
 
   const truncate = (text: string): string =>
     maxObservationChars !== null && text.length > maxObservationChars
@@ -60,24 +64,38 @@ export function createHarness(input: unknown, where = 'harness spec'): Harness {
       const elided = new Set(
         observationIndexes.slice(0, Math.max(0, observationIndexes.length - keepLastObservations)),
       );
+      const summary = (content: string): string =>
+        elidedSummaryChars === undefined
+          ? elidedObservation
+          : `${elidedObservation} ${content.slice(0, elidedSummaryChars).replace(/\s+/g, ' ')}${content.length > elidedSummaryChars ? '...' : ''}`;
       return transcript.map((message, index) =>
-        elided.has(index) ? ({ ...message, content: elidedObservation } as Message) : message,
+        elided.has(index) ? ({ ...message, content: summary(message.content) } as Message) : message,
       );
     },
 
     observe(executed: readonly ExecutedAction[]): Message[] {
-      if (codec.kind === 'tool-calls') {
-        return executed.map((item) => ({
-          role: 'tool' as const,
-          toolCallId: item.callId ?? 'call_0',
-          content: truncate(item.result.observation),
-        }));
+      const text = (item: ExecutedAction): string => {
+        const label = mechanics.label(item.action);
+        return label ? `${label}\n${truncate(item.result.observation)}` : truncate(item.result.observation);
+      };
+      const answers: Message[] = [];
+      if (executed.length > 0 && executed.every((item) => item.callId !== undefined)) {
+        // One tool message per call; actions a transform expanded a call into share its answer.
+        for (const item of executed) {
+          const previous = answers.at(-1);
+          if (previous?.role === 'tool' && previous.toolCallId === item.callId) previous.content += `\n${text(item)}`;
+          else answers.push({ role: 'tool', toolCallId: item.callId ?? 'call_0', content: text(item) });
+        }
+      } else {
+        answers.push({ role: 'user', content: executed.map(text).join('\n') });
       }
-      return [{ role: 'user', content: executed.map((item) => truncate(item.result.observation)).join('\n') }];
+      return [...answers, ...mechanics.afterTurn(executed)];
     },
 
     formatError(error: string): Message[] {
       return [{ role: 'user', content: error }];
     },
+
+    ...(mechanics.prelude ? { prelude: mechanics.prelude } : {}),
   };
 }

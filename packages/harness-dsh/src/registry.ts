@@ -1,18 +1,31 @@
 import { ConfigError, type Harness, type HarnessSpec, readJson } from '@harness-s/core';
 import { dbbenchH0 } from './dbbench.js';
+import { dbbenchCodeAct, dbbenchMinimal } from './families/dbbench.js';
 import { createHarness } from './harness.js';
+import { swegymH0 } from './swe.js';
 
 /** Built-in harness specs by environment and name. */
 const builtIns: Record<string, Record<string, () => HarnessSpec>> = {
   dbbench: {
     h0: () => dbbenchH0('tool-calls'),
     'h0-text': () => dbbenchH0('dbbench-text'),
+    minimal: dbbenchMinimal,
+    codeact: dbbenchCodeAct,
+  },
+  swegym: {
+    h0: () => swegymH0('tool-calls'),
+    'h0-text': () => swegymH0('swe-text'),
   },
 };
 
 /** Names of the built-in harnesses for an environment. */
 export function builtInHarnesses(env: string): string[] {
   return Object.keys(builtIns[env] ?? {});
+}
+
+/** A built-in harness spec by environment and name, or undefined. */
+export function builtInHarnessSpec(env: string, name: string): HarnessSpec | undefined {
+  return builtIns[env]?.[name]?.();
 }
 
 /** The base harness H0 of an environment. */

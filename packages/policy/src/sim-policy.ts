@@ -1,19 +1,25 @@
 import {
+  type Action,
   ConfigError,
   type Decision,
+  deriveSeed,
   type EpisodeContext,
   formatZodError,
   type Message,
+  type OraclePlan,
+  type PlanNode,
   type Policy,
   type PolicySession,
-  Random,
 } from '@harness-s/core';
 import { z } from 'zod';
-import { estimateTokens, PlanWalker } from './plan-walker.js';
+import { estimateTokens } from './plan-walker.js';
+
+/** The interference of each other rule in the system prompt with a skill that has none (see `SimulatedPolicy`). */
+export const defaultDirectiveCrowding = 0.3;
 
 /**
- * Settings of the simulated policy. One documented configuration serves every method and
- * environment; nothing in it knows which training method runs.
+ * Settings of the simulated policy. One documented configuration serves every method, harness
+ * and environment; nothing in it knows which training method or which variant runs.
  */
 export const SimulatedPolicyConfig = z.strictObject({
   /** Logit of taking the right branch, per skill. */
@@ -22,6 +28,12 @@ export const SimulatedPolicyConfig = z.strictObject({
   defaultTheta: z.number(),
   /** Added to a skill's logit when a directive for it is present in the rendered context. */
   directiveCue: z.number(),
+  /**
+   * Subtracted from the logit of a skill without a directive of its own, once for every directive
+   * in the system prompt (for another skill or none): rules compete for attention, so stacking
+   * fixes into one harness interferes. Checkpoints written before it existed read the default.
+   */
+  directiveCrowding: z.number().default(defaultDirectiveCrowding),
   /** Logit of writing a well-formed action on a turn (the `action-format` skill). */
   actionFormatTheta: z.number(),
 });
@@ -39,9 +51,15 @@ export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
     'answer-format': 1.2,
     'exact-values': 1.5,
     'verify-after-write': -0.5,
+    // SWE-Gym: usually reproduces and fixes every call site, often submits without running the tests.
+    'reproduce-first': 0.5,
+    'fix-all-call-sites': 0.5,
+    'run-tests-before-submit': 0.0,
+    'check-diff-before-submit': 0.5,
   },
   defaultTheta: 0.5,
   directiveCue: 1.5,
+  directiveCrowding: defaultDirectiveCrowding,
   actionFormatTheta: 3.0,
 };
 
@@ -50,19 +68,129 @@ export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 /** The skill name of the per-turn format decision. */
 export const actionFormatSkill = 'action-format';
 
-/** Directive cues per skill from what the harness rendered into the messages the policy sees. */
-function cuesFromContext(context: EpisodeContext, messages: readonly Message[], strength: number): Map<string, number> {
+/** JSON with sorted keys, so equal actions compare equal whatever their key order. */
+function actionKey(action: Action): string {
+  const sort = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sort)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value as Record<string, unknown>)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([key, item]) => [key, sort(item)]),
+          )
+        : value;
+  return JSON.stringify(sort(action));
+}
+
+/** What the policy reads from one turn's rendered context. */
+interface ContextReading {
+  /** The cue bias of a skill: directive cues minus crowding. */
+  cue(skill: string): number;
+  /** The latest observation carries the harness's retry message: failed decisions are drawn again. */
+  secondChance: boolean;
+  /** How often each action (by key) was executed so far: the policy's and the harness's. */
+  executed: Map<string, number>;
+}
+
+/**
+ * Reads the cues of a turn: directives whose text is in the rendered system or user messages, the
+ * harness's verification reminder when it is in view, crowding by directives in the system
+ * prompt, the retry message after the last turn, and the actions the transcript shows.
+ */
+function readContext(context: EpisodeContext, messages: readonly Message[], config: SimulatedPolicyConfig): ContextReading {
+  const spec = context.harness.spec;
+  const systemTexts = messages.filter((message) => message.role === 'system').map((message) => message.content);
+  const userTexts = messages.filter((message) => message.role === 'user').map((message) => message.content);
+  const inSystem = (text: string) => systemTexts.some((content) => content.includes(text));
+  const inView = (text: string) => inSystem(text) || userTexts.some((content) => content.includes(text));
+
   const cues = new Map<string, number>();
-  const visible = messages
-    .filter((message) => message.role === 'system' || message.role === 'user')
-    .map((message) => message.content);
-  for (const directive of context.harness.spec.prompt.directives) {
-    if (!directive.skill) continue;
-    if (visible.some((content) => content.includes(directive.text))) {
-      cues.set(directive.skill, (cues.get(directive.skill) ?? 0) + strength);
+  const addCue = (skill: string) => cues.set(skill, (cues.get(skill) ?? 0) + config.directiveCue);
+  const systemRules: Array<string | undefined> = [];
+  for (const directive of spec.prompt.directives) {
+    if (inSystem(directive.text)) systemRules.push(directive.skill);
+    if (directive.skill && inView(directive.text)) addCue(directive.skill);
+  }
+  const reminder = spec.execution.verifyAfterChange;
+  if (reminder?.skill && userTexts.some((content) => content.includes(reminder.message))) addCue(reminder.skill);
+
+  const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
+  const retry = spec.execution.retryOnError?.message;
+  const secondChance =
+    retry !== undefined &&
+    lastAssistant >= 0 &&
+    messages.slice(lastAssistant + 1).some((message) => message.role === 'user' && message.content.includes(retry));
+
+  const executed = new Map<string, number>();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    const decoded = context.harness.codec.decode(message, context.envTools);
+    if (!decoded.ok) continue;
+    for (const item of decoded.actions) {
+      if (item.harnessResult) continue;
+      const key = actionKey(item.action);
+      executed.set(key, (executed.get(key) ?? 0) + 1);
     }
   }
-  return cues;
+
+  return {
+    cue(skill) {
+      const own = cues.get(skill) ?? 0;
+      if (own > 0) return own;
+      return -config.directiveCrowding * systemRules.filter((ruleSkill) => ruleSkill !== skill).length;
+    },
+    secondChance,
+    executed,
+  };
+}
+
+/** A plan node still to walk; `mechanised` when a tool transform took the decision that led to it. */
+interface PendingNode {
+  node: PlanNode;
+  mechanised: boolean;
+}
+
+/**
+ * Walks the oracle plan like `PlanWalker`, with two harness mechanics: a decision whose skill a
+ * tool transform performs is not the policy's to make (its right branch is taken, no decision is
+ * recorded), and in such a branch an action the harness already executed is not repeated.
+ */
+class SimulatedPlanWalker {
+  private readonly pending: PendingNode[];
+  private readonly consumed = new Map<string, number>();
+
+  constructor(plan: OraclePlan) {
+    this.pending = plan.nodes.map((node) => ({ node, mechanised: false }));
+  }
+
+  next(
+    choose: (skill: string) => boolean,
+    performedByHarness: ReadonlySet<string>,
+    executed: ReadonlyMap<string, number>,
+  ): { action: Action; thought?: string } | null {
+    for (let item = this.pending.shift(); item; item = this.pending.shift()) {
+      const { node, mechanised } = item;
+      if (node.kind === 'act') {
+        if (mechanised) {
+          const key = actionKey(node.action);
+          const consumed = this.consumed.get(key) ?? 0;
+          if ((executed.get(key) ?? 0) > consumed) {
+            this.consumed.set(key, consumed + 1);
+            continue;
+          }
+        }
+        return { action: node.action, ...(node.thought ? { thought: node.thought } : {}) };
+      }
+      if (performedByHarness.has(node.skill)) {
+        this.pending.unshift(...node.right.map((child) => ({ node: child, mechanised: true })));
+        continue;
+      }
+      const branch = choose(node.skill) ? node.right : node.wrong;
+      this.pending.unshift(...branch.map((child) => ({ node: child, mechanised })));
+    }
+    return null;
+  }
 }
 
 /**
@@ -70,10 +198,26 @@ function cuesFromContext(context: EpisodeContext, messages: readonly Message[], 
  * runs on a CPU in seconds. It is a simulation, not a language model.
  *
  * It follows the environment's oracle plan; at each decision point it takes the right branch with
- * probability sigmoid(theta[skill] + cue), where the cue comes from directives present in its
- * rendered context. Wrong branches are real actions the real environment executes and scores.
- * It speaks through the harness's action codec, like a model would, and now and then writes a
- * turn with no valid action. Its GRPO trainer updates theta from the recorded decisions.
+ * probability p = sigmoid(theta[skill] + cue). It knows only what the rendered context and the
+ * harness spec's mechanics give it:
+ *
+ * - Cue: `directiveCue` for each directive of the skill whose text is in the rendered system or
+ *   user messages, and for the verification reminder (`execution.verifyAfterChange`) when its
+ *   message is in view.
+ * - Crowding: a skill with no cue loses `directiveCrowding` for every directive in the system
+ *   prompt (for another skill or none). A fix helps its skill and slightly hurts the others, and
+ *   stacking fixes interferes: locality.
+ * - Tool transforms that perform a skill (`tools[].skill`) remove its decision points: the right
+ *   branch is taken, nothing is recorded, and actions the harness already ran are not repeated.
+ * - Retry on error (`execution.retryOnError`): when the retry message follows its last turn, a
+ *   decision that came out wrong is drawn a second time (both draws are recorded).
+ *
+ * Draws are keyed by (seed, skill, occurrence), not taken from one stream: under paired seeds, H0
+ * and a variant meet the same random numbers at the same decisions, so their difference on a
+ * task is the harness's doing. Wrong branches are real actions the real environment executes and
+ * scores. It speaks through the harness's action codec, and now and then writes a turn with no
+ * valid action (the `action-format` skill, drawn once per turn). Its GRPO trainer updates theta
+ * from the recorded decisions, whose `cue` includes crowding.
  */
 export class SimulatedPolicy implements Policy {
   readonly id = 'sim';
@@ -112,18 +256,27 @@ export class SimulatedPolicy implements Policy {
 
   startEpisode(context: EpisodeContext): PolicySession {
     if (!context.plan) throw new ConfigError('the simulated policy needs the oracle plan', { code: 'missing-plan' });
-    const walker = new PlanWalker(context.plan);
-    const random = new Random(context.seed);
+    const walker = new SimulatedPlanWalker(context.plan);
+    const performedByHarness = new Set(context.harness.spec.tools.flatMap((tool) => (tool.skill ? [tool.skill] : [])));
+    const occurrences = new Map<string, number>();
+    const uniform = (skill: string, occurrence: number, draw: number) =>
+      deriveSeed(context.seed, skill, occurrence, draw) / 4294967296;
     return {
       respond: async (request) => {
-        const cues = cuesFromContext(context, request.messages, this.config.directiveCue);
+        const reading = readContext(context, request.messages, this.config);
         const decisions: Decision[] = [];
         const choose = (skill: string): boolean => {
-          const cue = cues.get(skill) ?? 0;
+          const cue = reading.cue(skill);
           const probability = sigmoid(this.logit(skill) + cue);
-          const right = random.next() < probability;
-          decisions.push({ skill, right, probability, cue });
-          return right;
+          const occurrence = occurrences.get(skill) ?? 0;
+          occurrences.set(skill, occurrence + 1);
+          const draws = reading.secondChance && skill !== actionFormatSkill ? 2 : 1;
+          for (let draw = 0; draw < draws; draw += 1) {
+            const right = uniform(skill, occurrence, draw) < probability;
+            decisions.push({ skill, right, probability, cue });
+            if (right) return true;
+          }
+          return false;
         };
         const promptTokens = request.messages.reduce((sum, message) => sum + estimateTokens(message.content), 0);
 
@@ -132,7 +285,7 @@ export class SimulatedPolicy implements Policy {
           // A turn of thinking aloud with no action in it: the codec reports a format error.
           message = { role: 'assistant', content: 'Let me think about how to approach this before acting.' };
         } else {
-          const next = walker.next(choose);
+          const next = walker.next(choose, performedByHarness, reading.executed);
           message = next
             ? context.harness.codec.encode([next.action], next.thought)
             : { role: 'assistant', content: 'I have nothing more to do.' };

@@ -14,6 +14,7 @@ import { createEnvironment } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
 import { createPolicy } from '../policies.js';
 import { createProgress } from '../progress.js';
+import { rank1Routing } from '../routing.js';
 
 export interface EvalFlags {
   env: string;
@@ -31,8 +32,16 @@ export interface EvalFlags {
   temperature?: number;
   maxTokens?: number;
   scoring?: string;
+  /** Where dbbench episodes run, e.g. `postgres://user@host:5432/db` (default `pglite:`). */
+  db?: string;
+  /** Where swegym episodes run: `local` (default) or `docker`. */
+  sandbox?: string;
   tasks?: string[];
   limit?: number;
+  /** `h0` (default: every task under `--harness`) or `rank1` (each task under the router's top choice). */
+  routing?: string;
+  pool?: string;
+  profiles?: string;
   quiet?: boolean;
 }
 
@@ -56,7 +65,11 @@ const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').s
 /** `harness-s eval`: k attempts per task under one harness; prints Pass@k and Avg@k; writes a run folder. */
 export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
-  const environment = createEnvironment(flags.env, flags.scoring ? { scoring: flags.scoring } : {});
+  const environment = createEnvironment(flags.env, {
+    ...(flags.scoring ? { scoring: flags.scoring } : {}),
+    ...(flags.db ? { db: flags.db } : {}),
+    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
+  });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
     const policy = createPolicy(flags);
@@ -71,6 +84,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
       throw new ConfigError(`--resume: no run folder at ${dir}`, { code: 'bad-flag' });
     const resumeFrom = flags.resume ? await readTrajectories(dir) : [];
     const runId = dir.split('/').pop() ?? 'run';
+    const routed = flags.routing === 'rank1' ? await rank1Routing(flags.env, harness, taskSet.tasks, flags) : null;
     const store = await RunStore.create(dir, {
       command: 'eval',
       env: flags.env,
@@ -82,6 +96,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
       scoring: flags.scoring ?? null,
       policy: { id: policy.id, version: policy.version, ...policy.describe() },
       harness: harness.spec,
+      routing: routed ? { kind: 'rank1', pool: flags.pool, profiles: flags.profiles, choices: routed.choices } : null,
       tasks: taskSet.tasks.map((task) => task.id),
       createdAt: new Date().toISOString(),
     });
@@ -90,7 +105,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
     log(
-      `Evaluating ${policy.id} under ${harness.spec.id} on ${flags.env}/${splitName}: ${taskSet.tasks.length} tasks x ${flags.k} attempts` +
+      `Evaluating ${policy.id} under ${routed ? 'Rank-1 routing' : harness.spec.id} on ${flags.env}/${splitName}: ${taskSet.tasks.length} tasks x ${flags.k} attempts` +
         (taskSet.unloadable.length ? ` (${taskSet.unloadable.length} not loadable)` : '') +
         (resumeFrom.length ? `, resuming with ${resumeFrom.length} recorded` : ''),
     );
@@ -106,6 +121,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
         taskSet,
         split: splitName,
         harness,
+        ...(routed ? { harnessFor: routed.harnessFor, harnessLabel: 'rank1' } : {}),
         policy,
         k: flags.k,
         seed: flags.seed,

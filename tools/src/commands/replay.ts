@@ -12,6 +12,8 @@ export interface ReplayFlags {
   attempt?: number;
   harness?: string;
   scoring?: string;
+  /** Where dbbench episodes run (default `pglite:`). */
+  db?: string;
 }
 
 export interface ReplayStep {
@@ -70,7 +72,12 @@ export async function runReplay(
   /** An open environment to reuse (it is then left open); by default one is made and closed. */
   shared?: Environment,
 ) {
-  const environment = shared ?? createEnvironment(flags.env, flags.scoring ? { scoring: flags.scoring } : {});
+  const environment =
+    shared ??
+    createEnvironment(flags.env, {
+      ...(flags.scoring ? { scoring: flags.scoring } : {}),
+      ...(flags.db ? { db: flags.db } : {}),
+    });
   try {
     const taskSet = await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' });
     const task = taskSet.tasks.find((item) => item.id === flags.task);

@@ -1,7 +1,9 @@
 import { join, resolve } from 'node:path';
-import { ConfigError, type TrainMethod, type TrainSummary, train } from '@harness-s/core';
+import { ConfigError, RandomRouter, type TrainMethod, type TrainSummary, train } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
+import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
+import { AdaptiveRouter, readProfiles } from '@harness-s/router';
 import { createEnvironment } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { loadPoolHarnesses } from '../pool.js';
@@ -22,8 +24,15 @@ export interface TrainFlags {
   evalK: number;
   concurrency: number;
   learningRate?: number;
+  /** Rescue routing for harness-s: adaptive profiles (default), fixed profiles, or random variants. */
+  router?: string;
+  reanchorEvery?: number;
+  /** Profiles to start from (otherwise anchored on the initial policy). */
+  profiles?: string;
   out?: string;
   resume?: string;
+  /** Run attempts on `harness-s worker` processes through a job queue in this Redis. */
+  redis?: string;
   quiet?: boolean;
 }
 
@@ -39,6 +48,7 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
 export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
   const environment = createEnvironment(flags.env);
+  let runner: QueueRunner | undefined;
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
     const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
@@ -46,13 +56,34 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
     const dir = resolve(
       flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
     );
+    const log = (line: string) => {
+      if (!flags.quiet) process.stderr.write(`${line}\n`);
+    };
+    const router =
+      flags.router === 'random'
+        ? new RandomRouter()
+        : new AdaptiveRouter({
+            mode: flags.router === 'fixed' ? 'fixed' : 'adaptive',
+            ...(flags.reanchorEvery ? { reanchorEvery: flags.reanchorEvery } : {}),
+            ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
+            onAnchor: (profiles) =>
+              log(`router: profiles anchored on ${profiles.policyVersion} (${profiles.tasks.length} validation tasks)`),
+          });
+    if (flags.redis) {
+      runner = createQueueRunner({
+        redisUrl: flags.redis,
+        runDir: dir,
+        onEvent: (event) => {
+          const line = formatQueueEvent(event);
+          if (line) log(line);
+        },
+      });
+      log(`Attempts run on workers: queue ${runner.queueName} in ${redactRedisUrl(flags.redis)}`);
+    }
     const trainer = new SimulatedGrpoTrainer(
       new SimulatedPolicy(),
       flags.learningRate ? { learningRate: flags.learningRate } : {},
     );
-    const log = (line: string) => {
-      if (!flags.quiet) process.stderr.write(`${line}\n`);
-    };
     log(
       `Training ${flags.method} on ${flags.env}: ${tasks.train.length} train / ${tasks.test.length} test tasks (${tasks.source}), ` +
         `${flags.steps} steps x ${flags.batchSize} tasks x ${flags.k} attempts, pool ${pool.length}, seed ${flags.seed}`,
@@ -74,10 +105,16 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
       tasks,
       h0,
       pool,
+      router,
       trainer,
       dir,
       resume: Boolean(flags.resume),
-      record: { splits: tasks.source },
+      ...(runner ? { runner } : {}),
+      record: {
+        splits: tasks.source,
+        router: flags.router ?? 'adaptive',
+        ...(runner ? { rollouts: `queue ${runner.queueName}` } : {}),
+      },
       onProgress: (progress) => {
         if (progress.phase === 'done' && progress.metrics) {
           const m = progress.metrics;
@@ -124,6 +161,8 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
     );
     return summary;
   } finally {
+    // The run's queue is removed from Redis at the end; a failure to do so must not hide the run's own error.
+    await runner?.close().catch((error) => process.stderr.write(`queue: could not remove the run's queue: ${error}\n`));
     await environment.close();
   }
 }

@@ -1,4 +1,5 @@
 import type { Environment } from '../environment.js';
+import type { Harness } from '../harness.js';
 import type { HarnessSpec } from '../harness-spec.js';
 import type { Policy } from '../policy.js';
 import type { Random } from '../random.js';
@@ -23,8 +24,8 @@ export interface RouterStepContext<T extends Task = Task> {
   policy: Policy;
   environment: Environment<T>;
   validationTasks: readonly T[];
-  h0: HarnessSpec;
-  pool: readonly HarnessSpec[];
+  h0: Harness;
+  pool: readonly Harness[];
   seed: number;
   concurrency: number;
 }

@@ -195,8 +195,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       policy: trainer.policy,
       environment: environment as unknown as Environment,
       validationTasks: options.tasks.validation ?? [],
-      h0: h0.spec,
-      pool: pool.map((harness) => harness.spec),
+      h0,
+      pool,
       seed: config.seed,
       concurrency: config.concurrency,
     });

@@ -1,21 +1,39 @@
-import { type ActionCodec, ConfigError } from '@harness-s/core';
+import { type ActionCodec, type CodecSpec, ConfigError } from '@harness-s/core';
+import { createCodeActCodec } from './codeact.js';
 import { dbbenchTextCodec } from './dbbench-text.js';
+import { sqlOnlyCodec } from './sql-only.js';
+import { sweTextCodec } from './swe-text.js';
 import { toolCallsCodec } from './tool-calls.js';
 
 const codecs: ReadonlyMap<string, ActionCodec> = new Map(
-  [toolCallsCodec, dbbenchTextCodec].map((codec) => [codec.kind, codec]),
+  [toolCallsCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec].map((codec) => [codec.kind, codec]),
 );
+
+/** Codecs configured by `codec.options`, built per spec. */
+const codecFactories: ReadonlyMap<string, (options: unknown) => ActionCodec> = new Map([
+  ['codeact', createCodeActCodec],
+]);
+
+/** The codec a spec's `codec` names, with its options. */
+export function createCodec(spec: CodecSpec): ActionCodec {
+  const factory = codecFactories.get(spec.kind);
+  if (factory) return factory(spec.options);
+  if (spec.options !== undefined && Object.keys(spec.options).length > 0) {
+    throw new ConfigError(`codec.options: codec '${spec.kind}' takes no options`, { code: 'bad-codec-options' });
+  }
+  return codecFor(spec.kind);
+}
 
 /** The codec of a kind named in a harness spec. */
 export function codecFor(kind: string): ActionCodec {
   const codec = codecs.get(kind);
   if (!codec) {
-    throw new ConfigError(`unknown action codec '${kind}' (codec.kind); known: ${[...codecs.keys()].join(', ')}`, {
+    throw new ConfigError(`codec.kind: unknown action codec '${kind}'; known: ${codecKinds().join(', ')}`, {
       code: 'unknown-codec',
     });
   }
   return codec;
 }
 
-export const codecKinds = (): string[] => [...codecs.keys()];
-export { dbbenchTextCodec, toolCallsCodec };
+export const codecKinds = (): string[] => [...codecs.keys(), ...codecFactories.keys()];
+export { createCodeActCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, toolCallsCodec };

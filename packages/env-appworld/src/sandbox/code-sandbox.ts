@@ -1,0 +1,166 @@
+import { InfrastructureError } from '@harness-s/core';
+import { ApiError } from '../api/definition.js';
+import { preludeSource } from './prelude.js';
+import { type SandboxWorker, type SandboxWorkerPool, sharedWorkerPool, type WorkerRun } from './sandbox-worker.js';
+import { codeFileName, formatTraceback, lineOffset } from './traceback.js';
+
+/** Limits of one sandbox; each one, when hit, is an observation for the agent, not a crash. */
+export interface SandboxLimits {
+  /** Heap of the sandbox's JavaScript runtime. */
+  memoryBytes: number;
+  /** Wall-clock time of one code block, API calls included. */
+  timeoutMs: number;
+  /** Stack of the sandbox's interpreter (deep recursion fails with "stack overflow"). */
+  stackBytes: number;
+  /** Printed output kept per code block; the rest is counted and dropped. */
+  maxOutputChars: number;
+  /** API calls one code block may make (AppWorld's max_api_calls_per_interaction). */
+  maxApiCallsPerBlock: number;
+}
+
+export const defaultSandboxLimits: SandboxLimits = {
+  memoryBytes: 64 * 1024 * 1024,
+  timeoutMs: 10_000,
+  stackBytes: 512 * 1024,
+  maxOutputChars: 20_000,
+  maxApiCallsPerBlock: 1_000,
+};
+
+/** What the host answers to `apis.<app>.<api>(args)`: the JSON-able response, or it throws ApiError. */
+export type HostApi = (app: string, api: string, args: unknown) => unknown;
+
+/** The result of one code block. */
+export interface CodeOutcome {
+  /** AppWorld's text: the printed output, "Execution successful." or the traceback. */
+  output: string;
+  ok: boolean;
+  /** Why it failed: an exception in the code (API errors included), the time limit, the memory limit, an engine failure. */
+  failure?: 'exception' | 'timeout' | 'memory' | 'engine';
+}
+
+export interface SandboxOptions {
+  callApi: HostApi;
+  apiNames: Record<string, string[]>;
+  /** The task's frozen time, `YYYY-MM-DDTHH:MM:SS`. */
+  now: string;
+  limits?: Partial<SandboxLimits>;
+  pool?: SandboxWorkerPool;
+}
+
+const restartNote = 'the sandbox was restarted and variables from earlier code blocks are gone.';
+
+/**
+ * A JavaScript sandbox: QuickJS compiled to WebAssembly, a separate engine with its own heap and
+ * no file, network, process or module access, running in a worker thread. Agent code reaches the
+ * host only through `apis.<app>.<api>(args)` and `print`, bridged as strings. The engine's memory
+ * limit and interrupt handler stop most runaway code; since one heavy native call between two
+ * interrupt checks can take long, the host also terminates the thread at a hard deadline.
+ * Variables live on across the code blocks of an episode.
+ */
+export class CodeSandbox {
+  private callsThisBlock = 0;
+  private hostFailure: unknown = null;
+  private disposed = false;
+
+  private constructor(
+    private readonly options: SandboxOptions & { limits: SandboxLimits; pool: SandboxWorkerPool },
+    private worker: SandboxWorker,
+  ) {}
+
+  static async create(options: SandboxOptions): Promise<CodeSandbox> {
+    const full = { ...options, limits: { ...defaultSandboxLimits, ...options.limits }, pool: options.pool ?? sharedWorkerPool };
+    const sandbox = new CodeSandbox(full, full.pool.acquire());
+    try {
+      await sandbox.worker.init(sandbox.engineSettings());
+    } catch (error) {
+      full.pool.discard(sandbox.worker);
+      throw error;
+    }
+    return sandbox;
+  }
+
+  private engineSettings() {
+    const { limits } = this.options;
+    return {
+      prelude: preludeSource(this.options.apiNames, this.options.now),
+      memoryBytes: limits.memoryBytes,
+      stackBytes: limits.stackBytes,
+      maxOutputChars: limits.maxOutputChars,
+    };
+  }
+
+  private errorReply(status: number, message: string): string {
+    return JSON.stringify({ ok: false, status, message });
+  }
+
+  /** One API call from the sandbox: strings in, a JSON string out. */
+  private bridge(app: string, api: string, argsText: string): string {
+    this.callsThisBlock += 1;
+    if (this.callsThisBlock > this.options.limits.maxApiCallsPerBlock) {
+      return this.errorReply(429, `Too many API calls in one code block (limit ${this.options.limits.maxApiCallsPerBlock}).`);
+    }
+    try {
+      const value = this.options.callApi(app, api, JSON.parse(argsText));
+      return JSON.stringify({ ok: true, value: value ?? null });
+    } catch (error) {
+      if (error instanceof ApiError) return this.errorReply(error.status, error.responseText);
+      // Anything else is the host failing, not the agent: stop the block and report it upward.
+      this.hostFailure = error;
+      return this.errorReply(500, 'Internal error of the app server.');
+    }
+  }
+
+  /** Replaces the worker with a fresh one (an engine with no variables). */
+  private async restart(): Promise<void> {
+    this.options.pool.discard(this.worker);
+    this.worker = this.options.pool.acquire();
+    await this.worker.init(this.engineSettings());
+  }
+
+  /** Runs one code block. Throws InfrastructureError only when the host itself failed. */
+  async run(code: string): Promise<CodeOutcome> {
+    if (this.disposed) throw new InfrastructureError('the sandbox is closed', { code: 'sandbox-closed' });
+    this.callsThisBlock = 0;
+    this.hostFailure = null;
+    const { timeoutMs, memoryBytes } = this.options.limits;
+    const result: WorkerRun = await this.worker.run('\n'.repeat(lineOffset) + code, codeFileName, timeoutMs, timeoutMs + 2_000, (app, api, argsText) =>
+      this.bridge(app, api, argsText),
+    );
+    if (this.hostFailure) {
+      throw new InfrastructureError(`an app API failed inside the world: ${String(this.hostFailure)}`, {
+        code: 'world-api-failed',
+        cause: this.hostFailure,
+      });
+    }
+    if (result.kind === 'killed') {
+      await this.restart();
+      return failed('', `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped; ${restartNote}`, 'timeout');
+    }
+    const printed = result.printed + (result.droppedChars > 0 ? `[output truncated: ${result.droppedChars} more characters]\n` : '');
+    if (result.engineFailed) {
+      await this.restart();
+      return failed(printed, `SandboxError: the code exhausted the sandbox (${result.error?.message ?? 'engine failure'}); ${restartNote}`, 'engine');
+    }
+    const { error } = result;
+    if (!error) return { output: printed === '' ? 'Execution successful.' : printed.replace(/\n$/, ''), ok: true };
+    if (result.timedOut) {
+      return failed(printed, `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped.`, 'timeout');
+    }
+    if (/out of memory/i.test(error.message)) {
+      await this.restart();
+      return failed(printed, `MemoryError: the code block used more than ${Math.round(memoryBytes / 1048576)} MB; ${restartNote}`, 'memory');
+    }
+    return { output: `${printed}${formatTraceback(error, code)}`, ok: false, failure: 'exception' };
+  }
+
+  /** Frees the engine; the worker goes back to the pool. Safe to call twice. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.options.pool.release(this.worker);
+  }
+}
+
+function failed(printed: string, line: string, failure: CodeOutcome['failure']): CodeOutcome {
+  return { output: `${printed}Execution failed. Traceback:\n${line}`, ok: false, failure };
+}

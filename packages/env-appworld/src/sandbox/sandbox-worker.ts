@@ -1,0 +1,225 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { InfrastructureError } from '@harness-s/core';
+import { type FromWorker, sandboxWorkerBody, type ToWorker, type WorkerError } from './worker-body.js';
+
+/** Room for one API reply in shared memory; larger replies are refused with an error. */
+const replyBytes = 4 * 1024 * 1024;
+/** The worker's native stack: large, so the interpreter's own stack limit is always hit first. */
+const workerStackMb = 32;
+
+/**
+ * The worker's source: the body function serialized, fed the worker port and QuickJS. `__name`
+ * is defined because some TypeScript transpilers wrap named functions in it.
+ */
+function workerSource(): string {
+  const quickjsPath = createRequire(import.meta.url).resolve('quickjs-emscripten');
+  return `'use strict';
+const { parentPort } = require('node:worker_threads');
+const quickjs = require(${JSON.stringify(quickjsPath)});
+var __name = (target) => target;
+(${sandboxWorkerBody.toString()})(parentPort, quickjs);
+`;
+}
+
+/** What one code block produced in the worker, or that the worker had to be killed. */
+export type WorkerRun =
+  | {
+      kind: 'finished';
+      printed: string;
+      droppedChars: number;
+      error: WorkerError | null;
+      timedOut: boolean;
+      engineFailed: boolean;
+    }
+  | { kind: 'killed' };
+
+/** Settings a worker's engine starts with. */
+export interface EngineSettings {
+  prelude: string;
+  memoryBytes: number;
+  stackBytes: number;
+  maxOutputChars: number;
+}
+
+/**
+ * A worker thread that hosts one QuickJS engine. The host answers the engine's API calls through
+ * shared memory and can always stop a code block by terminating the thread.
+ */
+export class SandboxWorker {
+  private readonly control = new SharedArrayBuffer(8);
+  private readonly data = new SharedArrayBuffer(replyBytes);
+  private readonly controlView = new Int32Array(this.control);
+  private readonly dataView = new Uint8Array(this.data);
+  private listener: ((message: FromWorker) => void) | null = null;
+  private exitListener: ((reason: string) => void) | null = null;
+  private exited = false;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (message: FromWorker) => this.listener?.(message));
+    worker.on('error', (error) => this.onExit(`the sandbox worker failed: ${error.message}`));
+    worker.on('exit', (code) => this.onExit(`the sandbox worker exited with code ${code}`));
+    worker.unref();
+  }
+
+  static spawn(): SandboxWorker {
+    return new SandboxWorker(new Worker(workerSource(), { eval: true, execArgv: [], resourceLimits: { stackSizeMb: workerStackMb } }));
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  private onExit(reason: string): void {
+    this.exited = true;
+    this.exitListener?.(reason);
+  }
+
+  /** Sends a message and resolves with the first answer `accept` returns a value for. */
+  private exchange<T>(message: ToWorker, accept: (answer: FromWorker) => T | undefined, onKill?: () => T): Promise<T> {
+    if (this.exited) return Promise.reject(new InfrastructureError('the sandbox worker is gone', { code: 'sandbox-gone' }));
+    // Referenced while a message is in flight, so the process waits for the answer.
+    this.worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      this.listener = (answer) => {
+        if (answer.type === 'failed') {
+          this.listener = null;
+          this.exitListener = null;
+          reject(new InfrastructureError(`the sandbox worker failed: ${answer.message}`, { code: 'sandbox-failed' }));
+          return;
+        }
+        const value = accept(answer);
+        if (value !== undefined) {
+          this.listener = null;
+          this.exitListener = null;
+          resolve(value);
+        }
+      };
+      this.exitListener = (reason) => {
+        this.listener = null;
+        this.exitListener = null;
+        if (onKill) resolve(onKill());
+        else reject(new InfrastructureError(reason, { code: 'sandbox-exited' }));
+      };
+      this.worker.postMessage(message);
+    }).finally(() => {
+      if (!this.exited) this.worker.unref();
+    });
+  }
+
+  /** Starts a fresh engine (dropping any earlier one and its variables). */
+  async init(settings: EngineSettings): Promise<void> {
+    await this.exchange({ type: 'init', ...settings, control: this.control, data: this.data }, (answer) =>
+      answer.type === 'ready' ? true : undefined,
+    );
+  }
+
+  /** Frees the engine, keeping the thread for reuse. */
+  async reset(): Promise<void> {
+    await this.exchange({ type: 'reset' }, (answer) => (answer.type === 'ready' ? true : undefined));
+  }
+
+  /**
+   * Runs one code block. `answer` serves its API calls. The engine stops itself at `timeoutMs`;
+   * if it has not answered by `killAfterMs`, the thread is terminated and the run is `killed`.
+   */
+  async run(
+    code: string,
+    fileName: string,
+    timeoutMs: number,
+    killAfterMs: number,
+    answer: (app: string, api: string, argsText: string) => string,
+  ): Promise<WorkerRun> {
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      void this.worker.terminate();
+    }, killAfterMs);
+    try {
+      return await this.exchange<WorkerRun>(
+        { type: 'run', code, fileName, timeoutMs },
+        (message) => {
+          if (message.type === 'call') {
+            this.reply(answer(message.app, message.api, message.argsText));
+            return undefined;
+          }
+          if (message.type !== 'done') return undefined;
+          const { type: _type, ...rest } = message;
+          return { kind: 'finished', ...rest };
+        },
+        () => (killed ? { kind: 'killed' } : { kind: 'finished', printed: '', droppedChars: 0, error: null, timedOut: false, engineFailed: true }),
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private reply(text: string): void {
+    let bytes = new TextEncoder().encode(text);
+    if (bytes.length > replyBytes) {
+      bytes = new TextEncoder().encode(
+        JSON.stringify({ ok: false, status: 413, message: `The response is larger than ${replyBytes} bytes.` }),
+      );
+    }
+    this.dataView.set(bytes);
+    Atomics.store(this.controlView, 1, bytes.length);
+    Atomics.store(this.controlView, 0, 1);
+    Atomics.notify(this.controlView, 0);
+  }
+
+  async terminate(): Promise<void> {
+    if (!this.exited) await this.worker.terminate();
+    this.exited = true;
+  }
+}
+
+/**
+ * Sandbox workers kept warm between episodes: starting a thread and loading QuickJS into it
+ * takes tens of milliseconds, reusing one only resets its engine.
+ */
+export class SandboxWorkerPool {
+  private readonly idle: SandboxWorker[] = [];
+  private live = 0;
+
+  constructor(private readonly maxIdle = 4) {}
+
+  acquire(): SandboxWorker {
+    let worker = this.idle.pop();
+    while (worker && !worker.alive) worker = this.idle.pop();
+    if (!worker) {
+      worker = SandboxWorker.spawn();
+      this.live += 1;
+    }
+    return worker;
+  }
+
+  /**
+   * Takes a worker back for reuse. Its engine is not freed now: the next `init` replaces it,
+   * which spares a round trip between episodes.
+   */
+  release(worker: SandboxWorker): void {
+    if (worker.alive && this.idle.length < this.maxIdle) this.idle.push(worker);
+    else this.discard(worker);
+  }
+
+  /** Ends a worker whose engine cannot be trusted any more. */
+  discard(worker: SandboxWorker): void {
+    this.live -= 1;
+    void worker.terminate();
+  }
+
+  /** Worker threads alive (idle or in use). */
+  get liveWorkers(): number {
+    return this.live;
+  }
+
+  /** Terminates every idle worker. */
+  async close(): Promise<void> {
+    const idle = this.idle.splice(0);
+    this.live -= idle.length;
+    await Promise.all(idle.map((worker) => worker.terminate()));
+  }
+}
+
+/** The pool shared by every environment of this process. */
+export const sharedWorkerPool = new SandboxWorkerPool();

@@ -1,0 +1,134 @@
+/**
+ * One DBBench episode on MySQL / MariaDB. The task table already exists, committed, in the episode's
+ * own database (its "store", mysql-backend.ts); the episode is one transaction on it that close()
+ * rolls back, so the store is pristine again for the next episode of the same task. A failing
+ * statement is undone alone, as MySQL always does. Statements that would end the transaction are
+ * either answered without running them (statement-kind.ts) or, like DDL, noticed through the
+ * server's transaction flag: the episode is then dirty and its store is dropped instead of reused.
+ */
+import { InfrastructureError } from '@harness-s/core';
+import type mysql from 'mysql2';
+import type { DbbenchSession, SessionLimits, SqlOutcome } from './backend.js';
+import {
+  interruptedErrors,
+  lostMysqlConnection,
+  type MysqlStopper,
+  mysqlEngineError,
+  runMysql,
+  streamMysqlStatement,
+} from './mysql-client.js';
+import type { SessionEnd } from './postgres-session.js';
+import type { DbbenchTask } from './records.js';
+import { ResultCollector, timeoutMessage } from './result-collector.js';
+import { classifyStatement, missingSavepointMessage } from './statement-kind.js';
+import { quoteMysql } from './table-ddl.js';
+
+/** Errors after which InnoDB has rolled back the whole transaction, not just the statement. */
+const transactionRolledBack = new Set([1205, 1213]);
+
+export interface MysqlSessionOptions {
+  connection: mysql.Connection;
+  /** The episode's database, where the task table is. */
+  database: string;
+  limits: Required<SessionLimits>;
+  stopper: MysqlStopper;
+  graceMs: number;
+  release: (end: SessionEnd) => Promise<void>;
+}
+
+/** The episode session; its transaction is already open when it is made. */
+export class MysqlSession implements DbbenchSession {
+  private closed = false;
+  private dirty = false;
+  private broken = false;
+
+  constructor(
+    private readonly task: DbbenchTask,
+    private readonly options: MysqlSessionOptions,
+  ) {}
+
+  async execute(sql: string): Promise<SqlOutcome> {
+    this.ensureOpen();
+    const kind = classifyStatement(sql, 'mysql');
+    if (kind.kind === 'no-effect') return { ok: true, columns: [], rows: [], truncated: null };
+    if (kind.kind === 'missing-savepoint') {
+      return { ok: false, message: missingSavepointMessage('mysql', kind.savepoint), code: '1305' };
+    }
+    if (kind.kind === 'refused') return { ok: false, message: `1227 (42000): ${kind.reason}`, code: '1227' };
+    const collector = new ResultCollector(this.options.limits);
+    const { connection, stopper, limits, graceMs } = this.options;
+    try {
+      const end = await streamMysqlStatement(connection, sql, collector, kind, stopper, {
+        timeoutMs: limits.statementTimeoutMs,
+        graceMs,
+      });
+      if (end.escaped) this.dirty = true;
+      if (end.killed) await this.absorbKill();
+      if (end.timedOut) return { ok: false, message: timeoutMessage(limits), code: '1969' };
+      return collector.outcome();
+    } catch (error) {
+      const engineError = mysqlEngineError(error);
+      if (!engineError) return this.lost(error);
+      if (transactionRolledBack.has(Number(engineError.code))) this.dirty = true;
+      return { ok: false, message: engineError.message, code: engineError.code };
+    }
+  }
+
+  async readTable(): Promise<{ rows: Array<Array<string | null>> } | { error: string }> {
+    this.ensureOpen();
+    const columns = this.task.columns.map(quoteMysql).join(', ');
+    // Named with its database: the agent may have switched to another with USE.
+    const table = `${quoteMysql(this.options.database)}.${quoteMysql(this.task.tableName)}`;
+    try {
+      const rows = await runMysql<unknown[][]>(this.options.connection, `SELECT ${columns} FROM ${table}`, [], true);
+      return { rows: rows.map((row) => row.map((cell) => (cell === null ? null : cellText(cell)))) };
+    } catch (error) {
+      const engineError = mysqlEngineError(error);
+      if (!engineError) return this.lost(error);
+      return { error: engineError.message };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.broken) {
+      try {
+        await runMysql(this.options.connection, 'ROLLBACK');
+      } catch {
+        this.broken = true;
+      }
+    }
+    await this.options.release({ dirty: this.dirty, broken: this.broken });
+  }
+
+  /**
+   * A KILL QUERY that arrives just after its statement finished could hit the next one; a harmless
+   * statement takes it if so.
+   */
+  private async absorbKill(): Promise<void> {
+    try {
+      await runMysql(this.options.connection, 'DO 0');
+    } catch (error) {
+      if ((error as { errno?: unknown }).errno !== interruptedErrors.killed) this.lost(error);
+    }
+  }
+
+  private lost(error: unknown): never {
+    this.broken = true;
+    throw InfrastructureError.isInstance(error) ? error : lostMysqlConnection(error);
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) {
+      throw new InfrastructureError('the episode session is closed', { code: 'session-closed', retryable: false });
+    }
+  }
+}
+
+/** A cell of the task table as text (the agent may have changed a column's type). */
+function cellText(cell: unknown): string {
+  if (typeof cell === 'string') return cell;
+  if (cell instanceof Uint8Array) return Buffer.from(cell).toString('utf8');
+  return String(cell);
+}

@@ -1,0 +1,217 @@
+/**
+ * DBBench on a PostgreSQL server. A run gets its own database `hs_dbbench_<run>`; the
+ * MySQL-compatibility functions live there once, in schema `dbbench_compat`, owned by the admin and
+ * only executable by episodes. Each episode leases a slot: a login role `hs_dbbench_<run>_<n>` that
+ * can use only its own schema of the same name, and one connection logged in as that role. The
+ * episode is one transaction on that connection (postgres-session.ts), so open and close cost a few
+ * statements; slots are made in the background ahead of demand and reused. A slot whose episode
+ * escaped its transaction or lost its connection is destroyed and replaced, never reused.
+ */
+import { ConfigError, InfrastructureError } from '@harness-s/core';
+import pg from 'pg';
+import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js';
+import { redactUrl, serverAddress } from './database-url.js';
+import { postgresHelperFunctionsSql } from './mysql-dialect.js';
+import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from './naming.js';
+import { connectPostgres, postgresConnection, type StatementStopper } from './postgres-client.js';
+import { dropPostgresRun } from './postgres-cleanup.js';
+import { openPostgresSession, type SessionEnd } from './postgres-session.js';
+import type { DbbenchTask } from './records.js';
+import { resolveLimits } from './result-collector.js';
+import { SlotPool } from './slot-pool.js';
+import { quotePostgres } from './table-ddl.js';
+
+export interface PostgresBackendOptions extends SessionLimits {
+  /** `postgres://user:password@host:port/database`; the user needs CREATEDB and CREATEROLE (or superuser). */
+  url: string;
+  /** Episodes open at once at most (one connection each); more wait (default 32). */
+  maxSessions?: number;
+  /** Idle slots kept ready, made in the background (default 2). */
+  spareSessions?: number;
+  /** Connecting gives up after this long (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** Extra time after the time limit before the backend cancels a statement itself (default 2000 ms). */
+  watchdogGraceMs?: number;
+  /** Names the run's objects (default: random). */
+  runId?: string;
+}
+
+/** Schema of the MySQL-compatibility functions. */
+const compatSchema = 'dbbench_compat';
+
+interface Slot {
+  role: string;
+  client: pg.Client;
+  processId: number;
+}
+
+export function createPostgresBackend(options: PostgresBackendOptions): DbbenchBackend {
+  const runId = checkRunId(options.runId ?? newRunId());
+  const database = runObjectName(runId);
+  const episodesGroup = runPartName(runId, 'episodes');
+  const limits = resolveLimits(options);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const timing = { timeoutMs: limits.statementTimeoutMs, graceMs: options.watchdogGraceMs ?? 2000 };
+  /** Administration inside the run database: making and dropping slots, stopping statements. */
+  let admin: pg.Pool | undefined;
+  let superuser = false;
+  let slotCount = 0;
+  let started: Promise<void> | undefined;
+
+  const adminClient = (): pg.Pool => {
+    if (!admin) throw new InfrastructureError('the PostgreSQL backend is not started', { code: 'db-not-started' });
+    return admin;
+  };
+
+  const stopper: StatementStopper = {
+    cancel: async (processId) => {
+      await adminClient().query('SELECT pg_cancel_backend($1)', [processId]);
+    },
+    terminate: async (processId) => {
+      await adminClient().query('SELECT pg_terminate_backend($1)', [processId]);
+    },
+  };
+
+  /** Creates the run database with the compatibility functions, episodes kept out of everything else. */
+  const setUp = async (): Promise<void> => {
+    const server = await connectPostgres({ url: options.url, applicationName: database, connectTimeoutMs });
+    try {
+      const rights = await server.query<{ rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean }>(
+        'SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user',
+      );
+      const role = rights.rows[0];
+      superuser = role?.rolsuper ?? false;
+      if (!superuser && !(role?.rolcreatedb && role.rolcreaterole)) {
+        throw new ConfigError(
+          `the user of ${redactUrl(options.url)} needs CREATEDB and CREATEROLE (or superuser) to give each episode its own role`,
+          { code: 'db-privileges' },
+        );
+      }
+      await server.query(`CREATE DATABASE ${database} TEMPLATE template0`);
+      await server.query(
+        `COMMENT ON DATABASE ${database} IS 'harness-s dbbench run ${runId}: removed when the run ends, or by harness-s cleanup'`,
+      );
+      // Only the run's episode roles may connect: they are members of one group, so making a role
+      // never updates the database's privileges (concurrent updates of one catalog row fail).
+      await server.query(`REVOKE ALL ON DATABASE ${database} FROM PUBLIC`);
+      await server.query(`CREATE ROLE ${episodesGroup} NOLOGIN`);
+      await server.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${database} TO ${episodesGroup}`);
+    } finally {
+      await server.end().catch(() => undefined);
+    }
+    const address = serverAddress(options.url, 5432, 'postgres');
+    admin = new pg.Pool({
+      host: address.host,
+      port: address.port,
+      user: address.user,
+      password: address.password,
+      database,
+      application_name: database,
+      connectionTimeoutMillis: connectTimeoutMs,
+      max: 3,
+    });
+    admin.on('error', () => undefined);
+    await admin.query(
+      `BEGIN; REVOKE ALL ON SCHEMA public FROM PUBLIC; CREATE SCHEMA ${compatSchema};
+       SET LOCAL search_path TO ${compatSchema}; ${postgresHelperFunctionsSql};
+       GRANT USAGE ON SCHEMA ${compatSchema} TO PUBLIC;
+       DO $$ DECLARE target regprocedure; BEGIN
+         FOR target IN SELECT oid::regprocedure FROM pg_proc
+           WHERE proname = 'pg_terminate_backend' AND pronamespace = 'pg_catalog'::regnamespace
+         LOOP EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', target); END LOOP;
+       END $$; COMMIT;`,
+    );
+  };
+
+  /** A new slot: its role, its schema, its connection. */
+  const createSlot = async (): Promise<Slot> => {
+    slotCount += 1;
+    const role = runPartName(runId, slotCount);
+    const password = newPassword();
+    const quoted = quotePostgres(role);
+    await adminClient().query(
+      `CREATE ROLE ${quoted} LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT 2 IN ROLE ${episodesGroup};
+       ALTER ROLE ${quoted} SET search_path TO ${quoted}, ${compatSchema};
+       ALTER ROLE ${quoted} SET statement_timeout TO ${limits.statementTimeoutMs};
+       ${superuser ? `ALTER ROLE ${quoted} SET temp_file_limit TO '1GB';` : ''}
+       CREATE SCHEMA ${quoted} AUTHORIZATION ${quoted};`,
+    );
+    try {
+      const client = await connectPostgres({
+        url: options.url,
+        user: role,
+        password,
+        database,
+        applicationName: database,
+        connectTimeoutMs,
+        textValues: true,
+      });
+      return { role, client, processId: (client as unknown as { processID: number }).processID };
+    } catch (error) {
+      await dropRole(role);
+      throw error;
+    }
+  };
+
+  const dropRole = async (role: string): Promise<void> => {
+    const quoted = quotePostgres(role);
+    await adminClient()
+      .query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}';
+         DROP OWNED BY ${quoted} CASCADE; DROP ROLE ${quoted};`,
+      )
+      .catch(() => undefined);
+  };
+
+  const pool = new SlotPool<Slot>({
+    maxSlots: options.maxSessions ?? 32,
+    spareSlots: options.spareSessions ?? 2,
+    create: createSlot,
+    destroy: async (slot) => {
+      await slot.client.end().catch(() => undefined);
+      await dropRole(slot.role);
+    },
+  });
+
+  const start = (): Promise<void> => {
+    started ??= setUp().then(
+      () => pool.fillSpares(),
+      async (error: unknown) => {
+        started = undefined;
+        await admin?.end().catch(() => undefined);
+        admin = undefined;
+        await dropPostgresRun(options.url, runId, connectTimeoutMs).catch(() => undefined);
+        throw error;
+      },
+    );
+    return started;
+  };
+
+  return {
+    name: 'postgres',
+    dialect: 'postgres',
+    start,
+
+    async openSession(task: DbbenchTask): Promise<DbbenchSession> {
+      await start();
+      const slot = await pool.lease();
+      return openPostgresSession(postgresConnection(slot.client, stopper, timing), task, {
+        schema: slot.role,
+        limits,
+        release: (end: SessionEnd) => pool.release(slot, end.dirty || end.broken),
+      });
+    },
+
+    sessionsInUse: () => pool.inUse,
+
+    async close(): Promise<void> {
+      if (!started) return;
+      await started.catch(() => undefined);
+      await pool.close();
+      await admin?.end().catch(() => undefined);
+      admin = undefined;
+      started = undefined;
+      await dropPostgresRun(options.url, runId, connectTimeoutMs);
+    },
+  };
+}

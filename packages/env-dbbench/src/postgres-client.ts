@@ -1,0 +1,187 @@
+/**
+ * node-postgres plumbing for the PostgreSQL server backend: connecting with a bounded timeout and
+ * clear errors, telling SQL errors from a lost connection, and running an agent statement as a
+ * stream with its time limit and row caps (postgres-session.ts drives the episode).
+ */
+import { ConfigError, InfrastructureError } from '@harness-s/core';
+import pg from 'pg';
+import { postgresCellKind } from './cell-values.js';
+import { redactUrl, serverAddress, unreachableError } from './database-url.js';
+import { type EngineError, type PostgresConnection, StatementTimedOut } from './postgres-session.js';
+import type { ResultCollector } from './result-collector.js';
+import type { StatementKind } from './statement-kind.js';
+
+/** Every value as PostgreSQL's text: cell-values.ts decides how it prints. */
+const textTypes = { getTypeParser: () => (value: string) => value };
+
+/** SQLSTATE classes that mean the connection is gone, not that the statement failed. */
+const lostConnectionCodes = /^(08|57P0)/;
+
+/** The engine's error for a statement, or null when `error` means the connection failed. */
+export function postgresEngineError(error: unknown): EngineError | null {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || lostConnectionCodes.test(code)) return null;
+  return { message: (error as Error).message, code };
+}
+
+/** Settings for `connectPostgres`. */
+export interface PostgresConnectOptions {
+  url: string;
+  /** Overrides the URL's user, password or database. */
+  user?: string;
+  password?: string;
+  database?: string;
+  applicationName: string;
+  connectTimeoutMs: number;
+  /** Parse nothing: values arrive as text (episode connections). */
+  textValues?: boolean;
+}
+
+/**
+ * Connects one client. A server that does not answer gives InfrastructureError `cannot reach <url>:
+ * <reason>` (not retried); a refused login or a missing database gives ConfigError.
+ */
+export async function connectPostgres(options: PostgresConnectOptions): Promise<pg.Client> {
+  const address = serverAddress(options.url, 5432, 'postgres');
+  const client = new pg.Client({
+    host: address.host,
+    port: address.port,
+    user: options.user ?? address.user,
+    password: options.password ?? address.password,
+    database: options.database ?? (address.database || 'postgres'),
+    application_name: options.applicationName,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    ...(options.textValues ? { types: textTypes } : {}),
+  });
+  // A connection that dies between queries emits 'error'; the next query then fails and reports it.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    const code = (error as { code?: unknown }).code;
+    if (code === '28P01' || code === '28000' || code === '3D000' || code === '42501') {
+      throw new ConfigError(`cannot log in to ${redactUrl(options.url)}: ${(error as Error).message}`, {
+        code: 'db-login-failed',
+        cause: error,
+      });
+    }
+    throw unreachableError(options.url, error);
+  }
+  return client;
+}
+
+/** Sends `sql` and maps a lost connection to InfrastructureError. */
+async function query(client: pg.Client, config: pg.QueryConfig | pg.QueryArrayConfig | string): Promise<pg.QueryResult> {
+  try {
+    return await client.query(config);
+  } catch (error) {
+    throw postgresEngineError(error) ? error : lostConnection(error);
+  }
+}
+
+/** The error for a connection that failed under an episode. */
+export function lostConnection(error: unknown): InfrastructureError {
+  return new InfrastructureError(`lost the PostgreSQL connection: ${(error as Error).message}`, {
+    code: 'db-connection-lost',
+    cause: error,
+  });
+}
+
+/** How the backend stops a statement on another connection (by server process id). */
+export interface StatementStopper {
+  cancel(processId: number): Promise<void>;
+  terminate(processId: number): Promise<void>;
+}
+
+/** Timing of the backend's own stop, after the server's `statement_timeout` had its chance. */
+export interface WatchdogTiming {
+  timeoutMs: number;
+  /** Extra time before the backend cancels the statement itself (the agent may have raised its timeout). */
+  graceMs: number;
+}
+
+/** An episode client as a `PostgresConnection` with a watchdog and streaming row caps. */
+export function postgresConnection(
+  client: pg.Client,
+  stopper: StatementStopper,
+  timing: WatchdogTiming,
+): PostgresConnection {
+  const processId = (client as unknown as { processID: number }).processID;
+  return {
+    run: async (sql, params) => {
+      await query(client, params?.length ? { text: sql, values: params } : sql);
+    },
+    rows: async (sql) =>
+      (await query(client, { text: sql, rowMode: 'array' } as pg.QueryArrayConfig)).rows as Array<Array<string | null>>,
+    stream: (sql, collector, kind) => streamStatement(client, processId, sql, collector, kind, stopper, timing),
+    inTransaction: () => client.getTransactionStatus() !== 'I',
+    engineError: postgresEngineError,
+  };
+}
+
+function streamStatement(
+  client: pg.Client,
+  processId: number,
+  sql: string,
+  collector: ResultCollector,
+  kind: StatementKind,
+  stopper: StatementStopper,
+  timing: WatchdogTiming,
+): Promise<{ failed: boolean }> {
+  return new Promise((resolve, reject) => {
+    let stopped: 'cap' | 'timeout' | null = null;
+    let settled = false;
+    let columnsSet = false;
+    const timers: NodeJS.Timeout[] = [];
+    const settle = (body: () => void) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      body();
+    };
+    const setColumns = (fields: Array<{ name: string; dataTypeID: number }> | undefined) => {
+      if (columnsSet || !fields) return;
+      columnsSet = true;
+      collector.setColumns(
+        fields.map((field) => field.name),
+        fields.map((field) => postgresCellKind(field.dataTypeID)),
+      );
+    };
+    // Extended protocol: one statement only, as AgentBench's one-statement rule asks.
+    const statement = new pg.Query({ text: sql, rowMode: 'array', queryMode: 'extended' } as pg.QueryConfig);
+    statement.on('row', (row: unknown[], result?: { fields?: Array<{ name: string; dataTypeID: number }> }) => {
+      setColumns(result?.fields);
+      // Past a cap rows are dropped; a read is cancelled at once, a change runs to its end.
+      if (!collector.add(row) && kind.kind === 'read' && stopped === null) {
+        stopped = 'cap';
+        stopper.cancel(processId).catch(() => undefined);
+      }
+    });
+    statement.on('end', (result?: { fields?: Array<{ name: string; dataTypeID: number }> }) => {
+      settle(() => {
+        setColumns(result?.fields);
+        resolve({ failed: false });
+      });
+    });
+    statement.on('error', (error: Error & { code?: string }) => {
+      settle(() => {
+        const cancelled = error.code === '57014';
+        if (cancelled && stopped === 'cap') resolve({ failed: true });
+        else if (cancelled && (stopped === 'timeout' || /statement timeout/.test(error.message)))
+          reject(new StatementTimedOut());
+        else if (stopped === 'timeout' && !postgresEngineError(error)) reject(lostConnection(error));
+        else reject(postgresEngineError(error) ? error : lostConnection(error));
+      });
+    });
+    timers.push(
+      setTimeout(() => {
+        stopped = 'timeout';
+        stopper.cancel(processId).catch(() => undefined);
+      }, timing.timeoutMs + timing.graceMs),
+      // A statement that ignores the cancel (some C code does not check for interrupts) loses its connection.
+      setTimeout(() => stopper.terminate(processId).catch(() => undefined), timing.timeoutMs + timing.graceMs + 10_000),
+    );
+    client.query(statement as unknown as pg.QueryConfig);
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * What an agent's statement means for the episode's transaction. Every episode runs inside one
+ * transaction that close() rolls back, which is what makes resets fast. AgentBench instead commits
+ * after every call on a fresh connection, so transaction control has no lasting effect there:
+ * `COMMIT`, `ROLLBACK`, `BEGIN` change nothing, and a savepoint is gone by the next call. Those
+ * statements are answered as AgentBench would answer them instead of being run, so they can neither
+ * end the episode's transaction nor behave differently from AgentBench.
+ */
+import type { SqlDialect } from './backend.js';
+import { isSignificant, type MysqlToken, tokenizeMysql } from './mysql-lexer.js';
+
+/** How the backend handles one agent statement. */
+export type StatementKind =
+  /** Only reads: when it returns more rows than may be fetched, it can be cancelled without losing work. */
+  | { kind: 'read' }
+  /** Anything else: run as it is. */
+  | { kind: 'change' }
+  /** Transaction control that has no effect in AgentBench: answered with an empty result, not run. */
+  | { kind: 'no-effect' }
+  /** `RELEASE` / `ROLLBACK TO` a savepoint: by the next call AgentBench's savepoints are gone. */
+  | { kind: 'missing-savepoint'; savepoint: string }
+  /** Not allowed in an episode; the reason is the observation. */
+  | { kind: 'refused'; reason: string };
+
+const readWords = new Set(['SELECT', 'VALUES', 'TABLE', 'SHOW', 'DESCRIBE', 'DESC']);
+const noEffectWords = new Set(['COMMIT', 'BEGIN', 'START', 'END', 'ABORT', 'SAVEPOINT']);
+
+const word = (token: MysqlToken | undefined): string =>
+  token?.kind === 'word' ? token.text.toUpperCase() : token?.kind === 'quoted-identifier' ? token.value : '';
+
+/** The name a savepoint statement refers to, after optional noise words. */
+function savepointName(tokens: readonly MysqlToken[], from: number): string {
+  let index = from;
+  while (['WORK', 'TO', 'SAVEPOINT', 'TRANSACTION'].includes(word(tokens[index]))) index += 1;
+  const token = tokens[index];
+  return token?.kind === 'quoted-identifier' || token?.kind === 'string' ? token.value : (token?.text ?? '');
+}
+
+/** Classifies one statement by its leading keywords (comments and whitespace skipped). */
+export function classifyStatement(sql: string, dialect: SqlDialect): StatementKind {
+  const tokens = tokenizeMysql(sql).filter(isSignificant);
+  const first = tokens[0];
+  if (!first) return { kind: 'change' };
+  if (first.text === '(') return { kind: 'read' };
+  const leading = word(first);
+  const second = word(tokens[1]);
+  if (readWords.has(leading)) return { kind: 'read' };
+  if (leading === 'ROLLBACK') {
+    const hasTo = tokens.slice(1, 3).some((token) => word(token) === 'TO');
+    if (hasTo) return { kind: 'missing-savepoint', savepoint: savepointName(tokens, 1) };
+    if (second === 'PREPARED') return { kind: 'refused', reason: 'prepared transactions are not available here' };
+    return { kind: 'no-effect' };
+  }
+  if (leading === 'COMMIT' && second === 'PREPARED') {
+    return { kind: 'refused', reason: 'prepared transactions are not available here' };
+  }
+  if (leading === 'START' && second !== 'TRANSACTION') return { kind: 'change' };
+  if (noEffectWords.has(leading)) return { kind: 'no-effect' };
+  if (leading === 'RELEASE') return { kind: 'missing-savepoint', savepoint: savepointName(tokens, 1) };
+  if (leading === 'PREPARE' && second === 'TRANSACTION') {
+    return { kind: 'refused', reason: 'prepared transactions are not available here' };
+  }
+  if (leading === 'XA') return { kind: 'refused', reason: 'XA transactions are not available here' };
+  if (leading === 'KILL') return { kind: 'refused', reason: 'KILL is not available here' };
+  if (leading === 'SET' && setsAutocommit(tokens)) return { kind: 'no-effect' };
+  // MySQL: LOCK TABLES ends the transaction; on AgentBench's fresh connection per call it binds nothing.
+  if (dialect === 'mysql' && (leading === 'LOCK' || leading === 'UNLOCK')) return { kind: 'no-effect' };
+  return { kind: 'change' };
+}
+
+/** `SET autocommit = ...` in any spelling (`@@autocommit`, `SESSION autocommit`, `@@session.autocommit`). */
+function setsAutocommit(tokens: readonly MysqlToken[]): boolean {
+  return tokens
+    .slice(1, 5)
+    .some((token) => token.kind === 'word' && token.text.replace(/^@@/, '').toUpperCase() === 'AUTOCOMMIT');
+}
+
+/** The error text the engine gives for a savepoint that does not exist. */
+export function missingSavepointMessage(dialect: SqlDialect, savepoint: string): string {
+  return dialect === 'mysql'
+    ? `1305 (42000): SAVEPOINT ${savepoint} does not exist`
+    : `savepoint "${savepoint}" does not exist`;
+}
+
+/**
+ * Whether a PostgreSQL statement may leave state in the session that a rollback does not undo:
+ * prepared statements, loaded libraries, session advisory locks, sequence values. The session is
+ * then discarded when the episode closes; otherwise the rollback alone restores it.
+ */
+export function touchesSessionState(sql: string): boolean {
+  const first = tokenizeMysql(sql).find(isSignificant);
+  return ['PREPARE', 'LOAD', 'DISCARD', 'DEALLOCATE'].includes(word(first)) || /advisory|nextval|setval/i.test(sql);
+}

@@ -1,0 +1,28 @@
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+const { describe, it } = require('node:test');
+const { delayFor, schedule } = require('../src/backoff.js');
+
+describe('delayFor', () => {
+  it('doubles the delay each attempt', () => {
+    assert.deepEqual([0, 1, 2, 3].map((attempt) => delayFor(attempt)), [100, 200, 400, 800]);
+  });
+
+  it('refuses a max below the base', () => {
+    assert.throws(() => delayFor(0, { base: 100, max: 50 }), RangeError);
+  });
+});
+
+describe('schedule', () => {
+  it('lists the delays of the first retries', () => {
+    assert.deepEqual(schedule(3, { base: 10 }), [10, 20, 40]);
+  });
+});
+
+describe('cli', () => {
+  it('prints the first delays', () => {
+    const script = path.join(__dirname, '..', 'bin', 'backoff.js');
+    assert.equal(execFileSync(process.execPath, [script, '3'], { encoding: 'utf8' }), '100\n200\n400\n');
+  });
+});

@@ -1,0 +1,1 @@
+"""Settings and command-line flags."""

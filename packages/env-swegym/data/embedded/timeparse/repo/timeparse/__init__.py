@@ -1,0 +1,1 @@
+"""Durations such as 1h30m."""

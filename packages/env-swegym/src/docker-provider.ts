@@ -1,0 +1,127 @@
+import { hostname } from 'node:os';
+import { ConfigError } from '@harness-s/core';
+import Docker from 'dockerode';
+import { type ContainerLimits, DockerSandbox, defaultContainerLimits } from './docker-sandbox.js';
+import { processAlive } from './local-sandbox.js';
+import { sandboxLabels, type SweSandboxProvider } from './swe-sandbox.js';
+
+export interface DockerProviderOptions {
+  /** A dockerode client; by default one for the local daemon (DOCKER_HOST or the default socket). */
+  docker?: Docker;
+  limits?: Partial<ContainerLimits>;
+  /** Where the repository is inside the images (SWE-bench: `/testbed`). */
+  repoPath?: string;
+}
+
+/** A client for the local Docker daemon, from DOCKER_HOST or the default socket. */
+export const defaultDockerClient = (): Docker => new Docker();
+
+/** Fails with a clear message when the Docker daemon cannot be reached. */
+export async function assertDockerReachable(docker: Docker): Promise<void> {
+  try {
+    await docker.ping();
+  } catch (error) {
+    throw new ConfigError(
+      `Docker is not reachable (${(error as Error).message}); start the daemon (see .ci/docker.sh) or use --sandbox local`,
+      { code: 'docker-unreachable', cause: error },
+    );
+  }
+}
+
+/** Whether Docker answers, for tests that skip without it. */
+export async function dockerAvailable(docker: Docker = defaultDockerClient()): Promise<boolean> {
+  try {
+    await docker.ping();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether an image is present locally. */
+export async function imageExists(docker: Docker, image: string): Promise<boolean> {
+  try {
+    await docker.getImage(image).inspect();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Creates Docker sandboxes; `cleanup(runLabel)` removes the containers of one run. */
+export function createDockerSandboxProvider(options: DockerProviderOptions = {}): SweSandboxProvider & { docker: Docker } {
+  const docker = options.docker ?? defaultDockerClient();
+  const limits = { ...defaultContainerLimits, ...options.limits };
+  let reachable: Promise<void> | undefined;
+  return {
+    kind: 'docker',
+    docker,
+    async create({ image, labels = {} }) {
+      if (!image) throw new ConfigError('a docker sandbox needs an image', { code: 'no-image' });
+      reachable ??= assertDockerReachable(docker);
+      await reachable;
+      return DockerSandbox.start(docker, {
+        image,
+        labels,
+        limits,
+        ...(options.repoPath ? { repoPath: options.repoPath } : {}),
+      });
+    },
+    async cleanup(runLabel?: string) {
+      const removed = await removeSwegymContainers(docker, { ...(runLabel ? { runLabel } : {}), includeLive: true });
+      return removed.length;
+    },
+    async close() {},
+  };
+}
+
+export interface ContainerCleanupOptions {
+  /** Only the containers of this run label. */
+  runLabel?: string;
+  /**
+   * Also containers whose owner process is still running on this machine (a run in progress).
+   * Off by default, so cleanup never pulls containers from under a live run.
+   */
+  includeLive?: boolean;
+}
+
+/** A container that cleanup removed or kept. */
+export interface CleanedContainer {
+  id: string;
+  run: string;
+  ownerPid: number | null;
+}
+
+/**
+ * Removes leftover SWE-Gym containers by label: those whose owner process on this machine is gone
+ * (killed with SIGKILL, crashed), or every one with `includeLive`. Returns the removed containers.
+ */
+export async function removeSwegymContainers(
+  docker: Docker,
+  options: ContainerCleanupOptions = {},
+): Promise<CleanedContainer[]> {
+  const labelFilters = [`${sandboxLabels.managed}=true`, `${sandboxLabels.env}=swegym`];
+  if (options.runLabel) labelFilters.push(`${sandboxLabels.run}=${options.runLabel}`);
+  const containers = await docker.listContainers({ all: true, filters: { label: labelFilters } });
+  const removed: CleanedContainer[] = [];
+  const here = hostname();
+  for (const info of containers) {
+    const labels = info.Labels ?? {};
+    const ownerPid = Number(labels[sandboxLabels.ownerPid]);
+    const ownedHere = labels[sandboxLabels.ownerHost] === here && Number.isInteger(ownerPid);
+    // A container owned by another machine cannot be judged here, so it counts as live.
+    const live = !ownedHere || (ownerPid !== process.pid && processAlive(ownerPid));
+    if (live && !options.includeLive) continue;
+    try {
+      await docker.getContainer(info.Id).remove({ force: true, v: true });
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    }
+    removed.push({
+      id: info.Id,
+      run: labels[sandboxLabels.run] ?? '',
+      ownerPid: Number.isInteger(ownerPid) ? ownerPid : null,
+    });
+  }
+  return removed;
+}

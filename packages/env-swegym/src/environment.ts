@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import {
+  ConfigError,
+  type Environment,
+  type OpenOptions,
+  type OraclePlan,
+  type TaskSet,
+  type TaskSource,
+  type Trajectory,
+} from '@harness-s/core';
+import type { RepositoryOverrides } from './conventions.js';
+import { type ContainerLimits } from './docker-sandbox.js';
+import { createDockerSandboxProvider } from './docker-provider.js';
+import { containerLabels } from './docker-sandbox.js';
+import { embeddedImage, embeddedInstancesPath } from './embedded-repos.js';
+import { SweEpisode } from './episode.js';
+import type { SweTask } from './instance.js';
+import { createLocalSandboxProvider } from './local-sandbox.js';
+import { embeddedOraclePlan, goldPatchPlan, swegymEmptyPlan, swegymSkills } from './oracle-plan.js';
+import { loadSweInstances } from './records.js';
+import { swebenchRunReport } from './run-report.js';
+import { SandboxPool } from './sandbox-pool.js';
+import type { SweSandboxProvider, Workspace } from './swe-sandbox.js';
+
+/** The splits of the embedded instance set; `all` is their union. */
+export const embeddedSplits = ['train', 'dev', 'test', 'all'] as const;
+
+export type SandboxKind = 'local' | 'docker';
+
+export interface SwegymEnvironmentOptions {
+  /** Where episodes run: local processes in temporary clones (default), or Docker containers. */
+  sandbox?: SandboxKind;
+  /** A provider of one's own (tests); overrides `sandbox`. */
+  provider?: SweSandboxProvider;
+  /** Container limits (Docker). */
+  limits?: Partial<ContainerLimits>;
+  /** Runtime overrides by repository (`owner/name`). */
+  repositoryOverrides?: RepositoryOverrides;
+  /** Local git checkouts by repository, for real instances in the local sandbox. */
+  localRepos?: Record<string, string>;
+  /** The image of the embedded instances (default `harness-s/swegym-embedded:1`). */
+  embeddedImage?: string;
+  /** Time limit of one agent command (default 60 s). */
+  commandTimeoutMs?: number;
+  /** Agent command output beyond this is cut to head and tail (default 10,000, as mini-swe-agent). */
+  maxOutputChars?: number;
+  /** Warm sandboxes kept between episodes (Docker; default 4). */
+  maxIdleSandboxes?: number;
+  /** The run label on every container (default: a fresh one per environment). */
+  runLabel?: string;
+  /** Where embedded repositories are built. */
+  repositoryCache?: string;
+}
+
+/** The SWE-Gym environment with its sandbox pool, for tests and the bench. */
+export interface SwegymEnvironment extends Environment<SweTask> {
+  readonly pool: SandboxPool;
+  readonly sandboxKind: string;
+  readonly runLabel: string;
+}
+
+/**
+ * SWE-Gym: fix a repository so its tests pass, graded as SWE-bench grades. Runs SWE-Gym/SWE-bench
+ * instances from a JSONL file (`--data`), or the embedded instances (splits train, dev, test, all)
+ * in local or Docker sandboxes.
+ */
+export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}): SwegymEnvironment {
+  const kind = options.provider?.kind ?? options.sandbox ?? 'local';
+  const provider =
+    options.provider ??
+    (kind === 'docker' ? createDockerSandboxProvider(options.limits ? { limits: options.limits } : {}) : createLocalSandboxProvider());
+  const runLabel = options.runLabel ?? `swegym-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const pool = new SandboxPool({
+    provider,
+    // Local clones are cheap and made per episode; containers are kept warm and reset.
+    reuse: provider.kind === 'docker',
+    maxIdle: options.maxIdleSandboxes ?? 4,
+    labels: containerLabels(runLabel),
+  });
+  const commandTimeoutMs = options.commandTimeoutMs ?? 60_000;
+  const maxOutputChars = options.maxOutputChars ?? 10_000;
+
+  const imageOf = (task: SweTask): string | undefined => {
+    if (provider.kind !== 'docker') return undefined;
+    return task.embedded && options.embeddedImage ? options.embeddedImage : task.runtime.image;
+  };
+  const workspaceOf = (task: SweTask): Workspace => {
+    const { runtime, instance } = task;
+    // Docker: a host repository is copied in (embedded); without one the image holds it (SWE-Gym).
+    if (runtime.hostRepo && (provider.kind !== 'docker' || task.embedded)) {
+      return { kind: 'host', hostRepo: runtime.hostRepo, repoPath: runtime.repoPath, baseCommit: instance.baseCommit };
+    }
+    return { kind: 'image', repoPath: runtime.repoPath, baseCommit: instance.baseCommit };
+  };
+
+  return {
+    id: 'swegym',
+    splits: embeddedSplits,
+    skills: swegymSkills,
+    pool,
+    sandboxKind: provider.kind,
+    runLabel,
+
+    async loadTasks(source: TaskSource): Promise<TaskSet<SweTask>> {
+      const shared = {
+        ...(options.repositoryOverrides ? { repositoryOverrides: options.repositoryOverrides } : {}),
+        ...(options.localRepos ? { localRepos: options.localRepos } : {}),
+        ...(options.repositoryCache ? { repositoryCache: options.repositoryCache } : {}),
+      };
+      if (source.file) return loadSweInstances(source.file, shared);
+      const split = source.split ?? 'dev';
+      if (!(embeddedSplits as readonly string[]).includes(split)) {
+        throw new ConfigError(`swegym has no split '${split}'; shipped: ${embeddedSplits.join(', ')} (or use --data FILE)`, {
+          code: 'unknown-split',
+        });
+      }
+      return loadSweInstances(embeddedInstancesPath, {
+        ...shared,
+        split,
+        embeddedSplit: split as (typeof embeddedSplits)[number],
+      });
+    },
+
+    async open(task: SweTask, openOptions?: OpenOptions) {
+      const signal = openOptions?.signal;
+      const image = imageOf(task);
+      const workspace = workspaceOf(task);
+      const sandbox = await pool.acquire(image, workspace, signal);
+      // An interrupted run drops the sandbox at once, killing whatever command is running in it.
+      const onAbort = () => void pool.discard(sandbox);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      return new SweEpisode(task, sandbox, {
+        commandTimeoutMs,
+        maxOutputChars,
+        release: async (used) => {
+          signal?.removeEventListener('abort', onAbort);
+          await pool.release(used);
+        },
+        replace: async (broken) => {
+          await pool.discard(broken);
+          return pool.acquire(image, workspace, signal);
+        },
+      });
+    },
+
+    oraclePlan(task: SweTask): OraclePlan {
+      return task.embedded ? embeddedOraclePlan(task) : goldPatchPlan(task);
+    },
+
+    emptyPlan: swegymEmptyPlan,
+
+    extendSummary(trajectories: readonly Trajectory[]) {
+      return { swebench: swebenchRunReport(trajectories) };
+    },
+
+    async close() {
+      await pool.destroyAll();
+      await provider.close();
+    },
+  };
+}
+
+export { embeddedImage };

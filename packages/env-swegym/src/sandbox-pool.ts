@@ -1,0 +1,136 @@
+import { describeError } from '@harness-s/core';
+import { type SweSandbox, type SweSandboxProvider, type Workspace, workspaceKey } from './swe-sandbox.js';
+
+export interface SandboxPoolOptions {
+  provider: SweSandboxProvider;
+  /**
+   * Keep sandboxes warm between episodes and reset them instead of making new ones (Docker, where a
+   * new container costs seconds and a reset a fraction of one). Off: a new sandbox per episode.
+   */
+  reuse: boolean;
+  /** Idle sandboxes kept at most; the oldest beyond this are destroyed. */
+  maxIdle: number;
+  /** Labels of new sandboxes (containers). */
+  labels: Record<string, string>;
+}
+
+/** Counts for tests and reports. */
+export interface PoolStats {
+  created: number;
+  reused: number;
+  retargeted: number;
+  destroyed: number;
+  resetFailures: number;
+}
+
+/**
+ * Warm sandboxes, handed out one episode at a time. A sandbox comes back reset to its workspace's
+ * base commit; one that cannot be reset is destroyed rather than reused. A sandbox of the right
+ * image but another workspace is re-prepared (the embedded instances share one image), which is
+ * still far cheaper than a new container.
+ */
+export class SandboxPool {
+  private idle: SweSandbox[] = [];
+  private readonly busy = new Set<SweSandbox>();
+  readonly stats: PoolStats = { created: 0, reused: 0, retargeted: 0, destroyed: 0, resetFailures: 0 };
+
+  constructor(private readonly options: SandboxPoolOptions) {}
+
+  /** Sandboxes handed out and not yet released. */
+  get inUse(): number {
+    return this.busy.size;
+  }
+
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
+  /** A sandbox at the workspace's initial state. */
+  async acquire(image: string | undefined, workspace: Workspace, signal?: AbortSignal): Promise<SweSandbox> {
+    signal?.throwIfAborted();
+    if (this.options.reuse) {
+      const key = workspaceKey(workspace);
+      const sameImage = (sandbox: SweSandbox) => (sandbox.image ?? undefined) === image;
+      const exact = this.idle.find((sandbox) => sameImage(sandbox) && sandbox.workspace && workspaceKey(sandbox.workspace) === key);
+      if (exact) {
+        this.take(exact);
+        this.stats.reused += 1;
+        return exact;
+      }
+      const other = this.idle.find((sandbox) => sameImage(sandbox) && sandbox.repoPath === workspace.repoPath);
+      if (other) {
+        this.take(other);
+        try {
+          await other.prepare(workspace);
+          this.stats.retargeted += 1;
+          return other;
+        } catch {
+          // A sandbox that cannot take the workspace is dropped; a fresh one follows.
+          this.busy.delete(other);
+          await this.discard(other);
+        }
+      }
+    }
+    const sandbox = await this.options.provider.create({
+      ...(image ? { image } : {}),
+      labels: this.options.labels,
+    });
+    this.stats.created += 1;
+    this.busy.add(sandbox);
+    try {
+      signal?.throwIfAborted();
+      await sandbox.prepare(workspace);
+    } catch (error) {
+      this.busy.delete(sandbox);
+      await this.discard(sandbox);
+      throw error;
+    }
+    return sandbox;
+  }
+
+  private take(sandbox: SweSandbox): void {
+    this.idle = this.idle.filter((item) => item !== sandbox);
+    this.busy.add(sandbox);
+  }
+
+  /** Returns a sandbox: reset and kept warm, or destroyed (no reuse, a failed reset, too many idle). */
+  async release(sandbox: SweSandbox): Promise<void> {
+    if (!this.busy.delete(sandbox)) return;
+    if (!this.options.reuse) {
+      await this.discard(sandbox);
+      return;
+    }
+    try {
+      await sandbox.reset();
+    } catch {
+      this.stats.resetFailures += 1;
+      await this.discard(sandbox);
+      return;
+    }
+    this.idle.push(sandbox);
+    while (this.idle.length > this.options.maxIdle) {
+      const oldest = this.idle.shift();
+      if (oldest) await this.discard(oldest);
+    }
+  }
+
+  /** Destroys a sandbox without letting a failure to do so hide the error that led here. */
+  async discard(sandbox: SweSandbox): Promise<void> {
+    this.busy.delete(sandbox);
+    this.idle = this.idle.filter((item) => item !== sandbox);
+    try {
+      await sandbox.destroy();
+    } catch (error) {
+      process.emitWarning(`could not destroy sandbox ${sandbox.id}: ${describeError(error)}`);
+    }
+    this.stats.destroyed += 1;
+  }
+
+  /** Destroys every sandbox, idle or in use. */
+  async destroyAll(): Promise<void> {
+    const all = [...this.idle, ...this.busy];
+    this.idle = [];
+    this.busy.clear();
+    await Promise.all(all.map((sandbox) => this.discard(sandbox)));
+  }
+}

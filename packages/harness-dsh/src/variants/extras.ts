@@ -1,0 +1,92 @@
+import type { Action, SkillDescription, Task, Trajectory } from '@harness-s/core';
+import { dbbenchExtras } from './extras-dbbench.js';
+
+/**
+ * A tool transform: harness code between the policy and the environment that turns what the
+ * policy asks for into base actions of the same environment (so a trajectory under it replays
+ * under H0). It either runs actions before the policy's first turn (`prelude`) or expands one
+ * decoded action into several (`expand`).
+ */
+export interface ToolTransform {
+  /** Named in `HarnessSpec.tools[].kind`, e.g. `schema-lookup`. */
+  readonly kind: string;
+  /** The skill whose right branch it performs mechanically, if any (written to the spec's `skill`). */
+  readonly skill?: string;
+  /** The repair direction it serves. */
+  readonly direction: string;
+  /** What it does, for reports and variant descriptions. */
+  readonly description: string;
+  /** What the harness tells the policy about it: a directive added to the system prompt with it. */
+  readonly note: string;
+  /** The environment tools its added actions call; each must be a tool of the environment. */
+  readonly emits: readonly string[];
+  /** Actions to run before the first turn, and the thought the transcript shows with them. */
+  prelude?(task: Task, options: Readonly<Record<string, unknown>>): { actions: Action[]; thought: string } | null;
+  /**
+   * The base actions one decoded action becomes, in order, including the action itself; null
+   * leaves the action as it is.
+   */
+  expand?(action: Action, options: Readonly<Record<string, unknown>>): Action[] | null;
+}
+
+/** A failure signal an environment can read in a failed trajectory, before it gets a direction. */
+export interface FailureSignal {
+  /** e.g. `skipped-inspection`, `unquoted-identifier`, `wrong-answer`. */
+  kind: string;
+  /** The skill that would have avoided it, when the signal points at one. */
+  skill?: string;
+  /** What in the trajectory shows it (turn, error text, check detail). */
+  evidence: string;
+}
+
+/**
+ * What the variant operators and the failure analysis know about one environment beyond the core
+ * contract: its tool transforms, which actions change its state, better directive wordings, how
+ * its skills group into repair directions, and failure signals only it can read. Every part is
+ * optional: an environment with no extras still gets the generic operators and analysis.
+ */
+export interface EnvironmentExtras {
+  readonly env: string;
+  readonly transforms: readonly ToolTransform[];
+  /** Whether an action changes the environment's state; enables `execution.verifyAfterChange`. */
+  changesState?(action: Action): boolean;
+  /** The skill a verification reminder after a change asks for. */
+  readonly verificationSkill?: string;
+  /** The skill a retry after an error asks for. */
+  readonly recoverySkill?: string;
+  /** Directive wordings per skill, preferred first, instead of the generic wording. */
+  readonly directiveTexts?: Readonly<Record<string, readonly string[]>>;
+  /** The repair direction of each skill; a skill not listed is its own direction. */
+  readonly skillDirections?: Readonly<Record<string, string>>;
+  /** Environment-specific failure signals of a failed trajectory. */
+  failureSignals?(trajectory: Trajectory): FailureSignal[];
+}
+
+/** The skill of writing every turn as one well-formed action: every environment has it. */
+export const actionFormatSkillDescription: SkillDescription = {
+  name: 'action-format',
+  description: 'write every reply as exactly one well-formed action',
+};
+
+/** Extras by environment; an environment package's extras are added here (one line each). */
+const registry = new Map<string, EnvironmentExtras>([[dbbenchExtras.env, dbbenchExtras]]);
+
+/** Registers (or replaces) an environment's extras, e.g. from a test or a plug-in. */
+export function registerEnvironmentExtras(extras: EnvironmentExtras): void {
+  registry.set(extras.env, extras);
+}
+
+/** An environment's extras, or empty ones. */
+export function environmentExtras(env: string): EnvironmentExtras {
+  return registry.get(env) ?? { env, transforms: [] };
+}
+
+/** The direction a skill's failures are repaired in. */
+export function directionOfSkill(extras: EnvironmentExtras, skill: string): string {
+  return extras.skillDirections?.[skill] ?? skill;
+}
+
+/** A transform of an environment by kind, or undefined. */
+export function findTransform(env: string, kind: string): ToolTransform | undefined {
+  return environmentExtras(env).transforms.find((transform) => transform.kind === kind);
+}

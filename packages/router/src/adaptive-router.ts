@@ -1,0 +1,134 @@
+import {
+  ConfigError,
+  formatZodError,
+  type RescueRequest,
+  type RescueRouter,
+  type RouterStepContext,
+  type Task,
+} from '@harness-s/core';
+import { z } from 'zod';
+import { buildProfiles, ProfileSet } from './profiles.js';
+import { ProfileStatsRanker, type Ranker, SimilarTaskRanker } from './rankers.js';
+import { topK, voteRankings } from './voting.js';
+
+export interface AdaptiveRouterOptions {
+  /** Profiles to start from; when absent they are anchored on the policy before the first step. */
+  profiles?: ProfileSet;
+  /** Default: the profile-statistics and the similar-task rankers, weight 1 each. */
+  rankers?: Ranker[];
+  /** Votes fall off as decay^rank (default 0.7). */
+  decay?: number;
+  /** `adaptive` re-anchors profiles every `reanchorEvery` steps; `fixed` keeps the first ones. */
+  mode?: 'adaptive' | 'fixed';
+  reanchorEvery?: number;
+  /** Attempts per validation task when (re-)anchoring (default 2). */
+  profileK?: number;
+  /** Told when profiles are (re-)anchored. */
+  onAnchor?: (profiles: ProfileSet) => void;
+}
+
+const RouterState = z.object({ profiles: ProfileSet.nullable(), anchors: z.number().int() });
+
+/**
+ * The adaptive harness router: for a task whose H0 group failed, several rankers order the
+ * variants from the behaviour profiles and similar-task outcomes, a weighted vote with decaying
+ * rank weights combines them, and the top-K distinct variants other than H0 form the rescue set.
+ * Profiles are re-anchored on the current policy every N steps (adaptive) or kept (fixed).
+ */
+export class AdaptiveRouter implements RescueRouter {
+  readonly id: string;
+  private profiles: ProfileSet | null;
+  private anchors = 0;
+  readonly rankers: Ranker[];
+  readonly decay: number;
+  readonly mode: 'adaptive' | 'fixed';
+  readonly reanchorEvery: number;
+
+  constructor(private readonly options: AdaptiveRouterOptions = {}) {
+    this.profiles = options.profiles ?? null;
+    this.rankers = options.rankers ?? [new ProfileStatsRanker(), new SimilarTaskRanker()];
+    this.decay = options.decay ?? 0.7;
+    this.mode = options.mode ?? 'adaptive';
+    this.reanchorEvery = options.reanchorEvery ?? 4;
+    if (!Number.isInteger(this.reanchorEvery) || this.reanchorEvery < 1) {
+      throw new ConfigError(`reanchorEvery must be a positive integer, got ${this.reanchorEvery}`, {
+        code: 'bad-router-config',
+      });
+    }
+    this.id = `adaptive-${this.mode}`;
+  }
+
+  get currentProfiles(): ProfileSet | null {
+    return this.profiles;
+  }
+
+  async beforeStep(context: RouterStepContext): Promise<void> {
+    const due =
+      this.profiles === null ||
+      (this.mode === 'adaptive' && (context.step - 1) % this.reanchorEvery === 0 && context.step > 1);
+    if (!due) return;
+    if (context.validationTasks.length === 0) {
+      throw new ConfigError('the adaptive router needs validation tasks to anchor its profiles', {
+        code: 'no-validation-tasks',
+      });
+    }
+    this.profiles = await buildProfiles({
+      environment: context.environment,
+      tasks: context.validationTasks,
+      h0: context.h0,
+      pool: context.pool,
+      policy: context.policy,
+      k: this.options.profileK ?? 2,
+      seed: context.seed + context.step,
+      concurrency: context.concurrency,
+      step: context.step - 1,
+    });
+    this.anchors += 1;
+    this.options.onAnchor?.(this.profiles);
+  }
+
+  /** Every candidate for the task (H0 and the variants), best first, by the weighted vote. */
+  async order(task: Task, candidates?: readonly string[]): Promise<string[]> {
+    const profiles = this.profiles;
+    if (!profiles) throw new ConfigError('the router has no profiles yet', { code: 'no-profiles' });
+    const all = candidates ?? [profiles.h0.harnessId, ...profiles.variants.map((profile) => profile.harnessId)];
+    const rankings = await Promise.all(
+      this.rankers.map(async (ranker) => ({
+        rankerId: ranker.id,
+        weight: ranker.weight,
+        ranking: await ranker.rank({ task, profiles, candidates: all }),
+      })),
+    );
+    return voteRankings(rankings, all, this.decay).order;
+  }
+
+  /** Rank-1 routing: the single top choice for a task, which may be H0. */
+  async topChoice(task: Task): Promise<string> {
+    const [first] = await this.order(task);
+    if (!first) throw new ConfigError('the router has no candidates', { code: 'no-candidates' });
+    return first;
+  }
+
+  async select(request: RescueRequest): Promise<string[]> {
+    const profiles = this.profiles;
+    if (!profiles) throw new ConfigError('the router has no profiles yet', { code: 'no-profiles' });
+    const poolIds = new Set(request.pool.map((spec) => spec.id));
+    const candidates = profiles.variants.map((profile) => profile.harnessId).filter((id) => poolIds.has(id));
+    // Pool members without a profile (added after anchoring) rank last, in id order.
+    const unprofiled = [...poolIds].filter((id) => !candidates.includes(id)).sort();
+    const order = [...(await this.order(request.task, candidates)), ...unprofiled];
+    return topK(order, request.count, profiles.h0.harnessId);
+  }
+
+  state(): unknown {
+    return { profiles: this.profiles, anchors: this.anchors };
+  }
+
+  restore(state: unknown): void {
+    const parsed = RouterState.safeParse(state);
+    if (!parsed.success)
+      throw new ConfigError(`checkpoint router state: ${formatZodError(parsed.error)}`, { code: 'bad-checkpoint' });
+    this.profiles = parsed.data.profiles;
+    this.anchors = parsed.data.anchors;
+  }
+}

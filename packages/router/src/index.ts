@@ -1,0 +1,6 @@
+export * from './adaptive-router.js';
+export * from './lexical.js';
+export * from './profile-store.js';
+export * from './profiles.js';
+export * from './rankers.js';
+export * from './voting.js';

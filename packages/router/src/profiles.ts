@@ -1,0 +1,194 @@
+import {
+  type Environment,
+  evaluate,
+  type Harness,
+  mapConcurrent,
+  type Policy,
+  type Task,
+  type TaskResult,
+} from '@harness-s/core';
+import { z } from 'zod';
+
+/** Attempts and successes of one harness on one validation task. */
+export const TaskOutcome = z.object({
+  attempts: z.number().int().nonnegative(),
+  successes: z.number().int().nonnegative(),
+});
+export type TaskOutcome = z.infer<typeof TaskOutcome>;
+
+/** A rate by feature value: e.g. category=UPDATE -> {tasks, h0Rate, rate}. */
+export const FeatureRate = z.object({ tasks: z.number().int(), h0Rate: z.number(), rate: z.number() });
+
+/**
+ * A harness's behaviour profile, from paired runs with H0 over the validation split: where it
+ * helps (solves what H0 failed), where it hurts (fails what H0 solved), its rates by task feature.
+ */
+export const HarnessProfile = z.object({
+  harnessId: z.string(),
+  parent: z.string().nullable(),
+  direction: z.string().nullable(),
+  description: z.string(),
+  /** Per validation task id. */
+  outcomes: z.record(z.string(), TaskOutcome),
+  successRate: z.number(),
+  /** Tasks it solved at least once where H0 never did. */
+  helps: z.array(z.string()),
+  /** Tasks H0 solved at least once where it never did. */
+  hurts: z.array(z.string()),
+  /** `feature=value` -> rates, for category, difficulty and tags. */
+  byFeature: z.record(z.string(), FeatureRate),
+  /** A short readable summary (written by an LLM when one is configured, else from a template). */
+  summary: z.string(),
+});
+export type HarnessProfile = z.infer<typeof HarnessProfile>;
+
+/** What the rankers know of a validation task. */
+export const ProfiledTask = z.object({
+  id: z.string(),
+  text: z.string(),
+  features: z.array(z.string()),
+});
+export type ProfiledTask = z.infer<typeof ProfiledTask>;
+
+/** Profiles of H0 and every variant, anchored on one policy version. */
+export const ProfileSet = z.object({
+  schemaVersion: z.literal(1),
+  env: z.string(),
+  policyVersion: z.string(),
+  /** The training step the policy came from (0 before training). */
+  anchoredAtStep: z.number().int().nonnegative(),
+  k: z.number().int().positive(),
+  seed: z.number().int(),
+  tasks: z.array(ProfiledTask),
+  h0: HarnessProfile,
+  variants: z.array(HarnessProfile),
+  createdAt: z.string(),
+});
+export type ProfileSet = z.infer<typeof ProfileSet>;
+
+/** The features a task is profiled and ranked by. */
+export function taskFeatures(task: Task): string[] {
+  return [
+    ...(task.category ? [`category=${task.category}`] : []),
+    ...(task.difficulty ? [`difficulty=${task.difficulty}`] : []),
+    ...task.tags.map((tag) => `tag=${tag}`),
+  ];
+}
+
+const rate = (outcome: TaskOutcome | undefined): number =>
+  outcome && outcome.attempts > 0 ? outcome.successes / outcome.attempts : 0;
+
+/** A template summary of a profile, used when no LLM writes one. */
+export function templateSummary(profile: Omit<HarnessProfile, 'summary'>, h0Rate: number): string {
+  const strongest = Object.entries(profile.byFeature)
+    .filter(([, value]) => value.tasks >= 2 && value.rate - value.h0Rate > 0)
+    .sort(([, a], [, b]) => b.rate - b.h0Rate - (a.rate - a.h0Rate))
+    .slice(0, 3)
+    .map(
+      ([feature, value]) => `${feature} (${(value.rate * 100).toFixed(0)}% vs H0 ${(value.h0Rate * 100).toFixed(0)}%)`,
+    );
+  const direction = profile.direction ? ` for ${profile.direction}` : '';
+  return (
+    `${profile.harnessId}${direction}: success ${(profile.successRate * 100).toFixed(0)}% vs H0 ${(h0Rate * 100).toFixed(0)}%; ` +
+    `helps on ${profile.helps.length} tasks H0 fails, hurts on ${profile.hurts.length} tasks H0 solves` +
+    (strongest.length ? `; strongest on ${strongest.join(', ')}` : '')
+  );
+}
+
+/** Builds a profile from per-task outcomes, paired with H0's. */
+export function profileFrom(
+  harness: Harness,
+  outcomes: Record<string, TaskOutcome>,
+  h0Outcomes: Record<string, TaskOutcome>,
+  tasks: readonly Task[],
+): HarnessProfile {
+  const byFeature: Record<string, { tasks: number; h0Sum: number; sum: number }> = {};
+  for (const task of tasks) {
+    for (const feature of taskFeatures(task)) {
+      const entry = (byFeature[feature] ??= { tasks: 0, h0Sum: 0, sum: 0 });
+      entry.tasks += 1;
+      entry.h0Sum += rate(h0Outcomes[task.id]);
+      entry.sum += rate(outcomes[task.id]);
+    }
+  }
+  const solved = (outcome: TaskOutcome | undefined) => (outcome?.successes ?? 0) > 0;
+  const partial = {
+    harnessId: harness.spec.id,
+    parent: harness.spec.parent,
+    direction: harness.spec.direction,
+    description: harness.spec.description,
+    outcomes,
+    successRate: tasks.length ? tasks.reduce((sum, task) => sum + rate(outcomes[task.id]), 0) / tasks.length : 0,
+    helps: tasks.filter((task) => solved(outcomes[task.id]) && !solved(h0Outcomes[task.id])).map((task) => task.id),
+    hurts: tasks.filter((task) => !solved(outcomes[task.id]) && solved(h0Outcomes[task.id])).map((task) => task.id),
+    byFeature: Object.fromEntries(
+      Object.entries(byFeature).map(([feature, entry]) => [
+        feature,
+        { tasks: entry.tasks, h0Rate: entry.h0Sum / entry.tasks, rate: entry.sum / entry.tasks },
+      ]),
+    ),
+  };
+  const h0Rate = tasks.length ? tasks.reduce((sum, task) => sum + rate(h0Outcomes[task.id]), 0) / tasks.length : 0;
+  return { ...partial, summary: templateSummary(partial, h0Rate) };
+}
+
+export interface BuildProfilesOptions<T extends Task> {
+  environment: Environment<T>;
+  /** The validation tasks. */
+  tasks: readonly T[];
+  h0: Harness;
+  pool: readonly Harness[];
+  /** Frozen for the whole profiling. */
+  policy: Policy;
+  k: number;
+  seed: number;
+  concurrency: number;
+  step?: number;
+  /** Called as each harness finishes, for progress. */
+  onHarness?: (harnessId: string, done: number, total: number) => void;
+}
+
+const outcomesOf = (perTask: readonly TaskResult[]): Record<string, TaskOutcome> =>
+  Object.fromEntries(perTask.map((result) => [result.id, { attempts: result.attempts, successes: result.successes }]));
+
+/**
+ * Runs H0 and every variant over the validation tasks with the policy frozen, on paired seeds
+ * (every harness meets the same seeds on the same tasks), and builds their profiles.
+ */
+export async function buildProfiles<T extends Task>(options: BuildProfilesOptions<T>): Promise<ProfileSet> {
+  const harnesses = [options.h0, ...options.pool];
+  let done = 0;
+  // Harnesses one after another, each with the full concurrency, so progress is meaningful.
+  const results = await mapConcurrent(harnesses, 1, async (harness) => {
+    const { summary } = await evaluate({
+      environment: options.environment,
+      taskSet: { tasks: [...options.tasks], unloadable: [] },
+      split: 'validation',
+      harness,
+      policy: options.policy,
+      k: options.k,
+      seed: options.seed,
+      pairedSeeds: true,
+      concurrency: options.concurrency,
+      runId: `profile-${harness.spec.id}`,
+    });
+    done += 1;
+    options.onHarness?.(harness.spec.id, done, harnesses.length);
+    return outcomesOf(summary.perTask);
+  });
+  const [h0Outcomes = {}, ...variantOutcomes] = results;
+  return {
+    schemaVersion: 1,
+    env: options.environment.id,
+    policyVersion: options.policy.version,
+    anchoredAtStep: options.step ?? 0,
+    k: options.k,
+    seed: options.seed,
+    tasks: options.tasks.map((task) => ({ id: task.id, text: task.instruction, features: taskFeatures(task) })),
+    h0: profileFrom(options.h0, h0Outcomes, h0Outcomes, options.tasks),
+    variants: options.pool.map((harness, index) =>
+      profileFrom(harness, variantOutcomes[index] ?? {}, h0Outcomes, options.tasks),
+    ),
+    createdAt: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,175 @@
+import { describeError, type Message, type Task } from '@harness-s/core';
+import { z } from 'zod';
+import { LexicalIndex } from './lexical.js';
+import { type HarnessProfile, type ProfileSet, taskFeatures } from './profiles.js';
+
+/** What a ranker is asked: order these harnesses for this task, best first. */
+export interface RankRequest {
+  task: Task;
+  profiles: ProfileSet;
+  /** Candidate harness ids (H0 included for Rank-1 routing; left out for rescue). */
+  candidates: readonly string[];
+}
+
+export interface Ranker {
+  readonly id: string;
+  /** The ranker's weight in the vote. */
+  readonly weight: number;
+  rank(request: RankRequest): Promise<string[]>;
+}
+
+const allProfiles = (profiles: ProfileSet): HarnessProfile[] => [profiles.h0, ...profiles.variants];
+const laplace = (successes: number, attempts: number): number => (successes + 1) / (attempts + 2);
+
+/** Sorts candidates by score, best first; ties by id, so rankings repeat. */
+function byScore(candidates: readonly string[], score: (id: string) => number): string[] {
+  const scores = new Map(candidates.map((id) => [id, score(id)]));
+  return [...candidates].sort((a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || (a < b ? -1 : 1));
+}
+
+/**
+ * Ranks by the profiles' statistics: a harness's smoothed success rate on the validation tasks
+ * that share each of the task's features (category, difficulty, tags), averaged; its overall rate
+ * when the task shares no feature with the validation set.
+ */
+export class ProfileStatsRanker implements Ranker {
+  readonly id = 'profile-stats';
+  constructor(readonly weight = 1) {}
+
+  async rank({ task, profiles, candidates }: RankRequest): Promise<string[]> {
+    const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
+    const features = taskFeatures(task);
+    const tasksWith = (feature: string) =>
+      profiles.tasks.filter((item) => item.features.includes(feature)).map((item) => item.id);
+    const groups = features.map(tasksWith).filter((ids) => ids.length > 0);
+    const score = (id: string): number => {
+      const profile = byId.get(id);
+      if (!profile) return 0;
+      const rateOver = (ids: readonly string[]) => {
+        let successes = 0;
+        let attempts = 0;
+        for (const taskId of ids) {
+          successes += profile.outcomes[taskId]?.successes ?? 0;
+          attempts += profile.outcomes[taskId]?.attempts ?? 0;
+        }
+        return laplace(successes, attempts);
+      };
+      if (groups.length === 0) return rateOver(Object.keys(profile.outcomes));
+      return groups.reduce((sum, ids) => sum + rateOver(ids), 0) / groups.length;
+    };
+    return byScore(candidates, score);
+  }
+}
+
+/**
+ * Ranks by outcomes on similar tasks: the nearest validation tasks by TF-IDF over the task text,
+ * and each harness's success on them, weighted by similarity.
+ */
+export class SimilarTaskRanker implements Ranker {
+  readonly id = 'similar-tasks';
+  private index: { profiles: ProfileSet; lexical: LexicalIndex } | undefined;
+
+  constructor(
+    readonly weight = 1,
+    readonly neighbours = 5,
+  ) {}
+
+  async rank({ task, profiles, candidates }: RankRequest): Promise<string[]> {
+    if (this.index?.profiles !== profiles) this.index = { profiles, lexical: new LexicalIndex(profiles.tasks) };
+    const nearest = this.index.lexical.nearest(task.instruction, this.neighbours, task.id);
+    const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
+    const score = (id: string): number => {
+      const profile = byId.get(id);
+      if (!profile) return 0;
+      let weighted = 0;
+      let total = 0;
+      for (const neighbour of nearest) {
+        const outcome = profile.outcomes[neighbour.id];
+        if (!outcome || outcome.attempts === 0) continue;
+        const weight = neighbour.similarity + 1e-6;
+        weighted += weight * laplace(outcome.successes, outcome.attempts);
+        total += weight;
+      }
+      return total > 0 ? weighted / total : 0.5;
+    };
+    return byScore(candidates, score);
+  }
+}
+
+/** The answer an LLM ranker must give. */
+export const LlmRanking = z.object({ ranking: z.array(z.string()).min(1) });
+
+/** Extracts the first JSON object in a model's reply. */
+function firstJsonObject(text: string): unknown {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end <= start) throw new Error('no JSON object in the reply');
+  return JSON.parse(text.slice(start, end + 1));
+}
+
+/** A chat model: messages in, the reply's text out (an OpenAI-compatible endpoint, usually). */
+export type ChatFunction = (messages: Message[]) => Promise<string>;
+
+export interface LlmRankerOptions {
+  id: string;
+  chat: ChatFunction;
+  weight?: number;
+  /** Used when the model's answer is invalid; the profile-statistics ranker by default. */
+  fallback?: Ranker;
+  /** Told about every invalid answer (for the run log). */
+  onInvalid?: (reason: string, reply: string) => void;
+}
+
+/**
+ * An LLM ranker: the model sees the candidates' profiles, the task and outcomes on similar tasks,
+ * and answers `{"ranking": [ids...]}`. An answer that is not valid JSON, names unknown harnesses
+ * or misses some falls back (to the fallback ranker's order for the missing part) and is logged.
+ */
+export class LlmRanker implements Ranker {
+  readonly id: string;
+  readonly weight: number;
+  private readonly similar = new SimilarTaskRanker();
+  private readonly fallback: Ranker;
+
+  constructor(private readonly options: LlmRankerOptions) {
+    this.id = options.id;
+    this.weight = options.weight ?? 1;
+    this.fallback = options.fallback ?? new ProfileStatsRanker();
+  }
+
+  async rank(request: RankRequest): Promise<string[]> {
+    const { task, profiles, candidates } = request;
+    const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
+    const similar = (await this.similar.rank(request)).slice(0, 3);
+    const prompt = [
+      'You route an agent task to the harness (prompt, tools and rules around the model) most likely to solve it.',
+      `Task: ${task.instruction}`,
+      `Task features: ${taskFeatures(task).join(', ') || 'none'}`,
+      'Candidates (id: profile):',
+      ...candidates.map((id) => `- ${id}: ${byId.get(id)?.summary ?? 'no profile'}`),
+      `On the most similar validation tasks, the best harnesses were: ${similar.join(', ')}.`,
+      'Answer with JSON only: {"ranking": ["best-id", "second-id", ...]} listing every candidate id once.',
+    ].join('\n');
+    let reply = '';
+    try {
+      reply = await this.options.chat([{ role: 'user', content: prompt }]);
+      const parsed = LlmRanking.parse(firstJsonObject(reply));
+      const known = new Set(candidates);
+      const unknown = parsed.ranking.filter((id) => !known.has(id));
+      if (unknown.length) throw new Error(`unknown harness ids ${unknown.join(', ')}`);
+      const ranked = [...new Set(parsed.ranking)];
+      if (ranked.length < candidates.length) {
+        this.options.onInvalid?.(
+          `ranking misses ${candidates.length - ranked.length} candidates; appended in fallback order`,
+          reply,
+        );
+        const rest = (await this.fallback.rank(request)).filter((id) => !ranked.includes(id));
+        return [...ranked, ...rest];
+      }
+      return ranked;
+    } catch (error) {
+      this.options.onInvalid?.(describeError(error), reply);
+      return this.fallback.rank(request);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import { resolve } from 'node:path';
+import { ConfigError, type Environment, type Task } from '@harness-s/core';
+import {
+  baseHarnessSpec,
+  type ChangeProposer,
+  createHarness,
+  createLlmAnalyser,
+  createLlmProposer,
+  type EvolveEvent,
+  evolvePool,
+  type FailureAnalyser,
+  type PoolSummary,
+  type SolvedRule,
+} from '@harness-s/harness-dsh';
+import { createOpenAIPolicy } from '@harness-s/policy';
+import { createEnvironment } from '../environments.js';
+import { percent, renderTable } from '../format.js';
+import { createPolicy } from '../policies.js';
+import { createProgress, type Progress } from '../progress.js';
+import { loadTaskSplits } from '../task-splits.js';
+
+export interface EvolveFlags {
+  env: string;
+  rounds: number;
+  out: string;
+  policy: string;
+  split?: string;
+  subset: 'validation' | 'train' | 'test' | 'all';
+  k: number;
+  seed: number;
+  concurrency: number;
+  parents: number;
+  directions: number;
+  childrenPerDirection: number;
+  solved: SolvedRule;
+  analyserUrl?: string;
+  analyserModel?: string;
+  model?: string;
+  baseUrl?: string;
+  scoring?: string;
+  db?: string;
+  sandbox?: string;
+  quiet?: boolean;
+}
+
+/** The tasks to evolve on: a subset of the train/validation/test cut, or a whole split. */
+async function evolutionTasks<T extends Task>(environment: Environment<T>, flags: EvolveFlags) {
+  if (flags.subset === 'all') {
+    const split = flags.split ?? environment.splits[0];
+    if (!split) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
+    return { tasks: (await environment.loadTasks({ split })).tasks, label: split };
+  }
+  const splits = await loadTaskSplits(environment, flags.split);
+  return { tasks: splits[flags.subset], label: `${flags.split ?? environment.splits[0] ?? ''}/${flags.subset}` };
+}
+
+/** `harness-s evolve`: directional harness evolution into a sibling pool folder. */
+export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
+  if (Boolean(flags.analyserUrl) !== Boolean(flags.analyserModel)) {
+    throw new ConfigError('--analyser-url and --analyser-model go together', { code: 'bad-flag' });
+  }
+  const environment = createEnvironment(flags.env, {
+    ...(flags.scoring ? { scoring: flags.scoring } : {}),
+    ...(flags.db ? { db: flags.db } : {}),
+    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
+  });
+  const log = (line: string) => {
+    if (!flags.quiet) process.stderr.write(`${line}\n`);
+  };
+  try {
+    const base = baseHarnessSpec(flags.env);
+    const policy = createPolicy(flags);
+    const { tasks, label } = await evolutionTasks(environment, flags);
+    if (tasks.length === 0) throw new ConfigError(`no tasks to evolve on (${label})`, { code: 'no-tasks' });
+    let analyser: FailureAnalyser | undefined;
+    let proposer: ChangeProposer | undefined;
+    if (flags.analyserUrl && flags.analyserModel) {
+      const chat = createOpenAIPolicy({ baseUrl: flags.analyserUrl, model: flags.analyserModel, temperature: 0 });
+      const harness = createHarness(base);
+      analyser = createLlmAnalyser({ policy: chat, harness, skills: environment.skills, log });
+      proposer = createLlmProposer({ policy: chat, harness, skills: environment.skills, log });
+    }
+    const out = resolve(flags.out);
+    log(
+      `Evolving ${base.id} on ${flags.env} (${label}: ${tasks.length} tasks) with ${policy.id}: ${flags.rounds} rounds, ` +
+        `k=${flags.k} paired attempts, solved = ${flags.solved}, analyser ${analyser?.id ?? 'built-in'}; pool in ${out}`,
+    );
+
+    const controller = new AbortController();
+    const onSignal = () => controller.abort(new Error('interrupted'));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    let progress: Progress | undefined;
+    let evaluated = 0;
+    const onEvent = (event: EvolveEvent) => {
+      switch (event.kind) {
+        case 'round':
+          log(
+            `round ${event.round}${event.resumed ? ' (resumed)' : ''}: parents ${event.parents.join(', ')}; ${event.children} new children`,
+          );
+          break;
+        case 'evaluation-start':
+          evaluated += 1;
+          if (!flags.quiet && process.stderr.isTTY) progress = createProgress(event.id, event.attempts);
+          if (event.resumed > 0) log(`${event.id}: resuming with ${event.resumed} recorded attempts`);
+          break;
+        case 'attempt':
+          progress?.update(event.completed, `${event.successes} solved attempts`);
+          break;
+        case 'evaluation-done':
+          progress?.stop();
+          progress = undefined;
+          log(
+            `${event.id}: ${event.status === 'accepted' ? `coverage ${percent(event.coverage)}` : `rejected: ${event.reason}`}`,
+          );
+          break;
+        case 'skip':
+          log(`${event.id}: already evaluated (${event.status})`);
+          break;
+        case 'log':
+          log(event.message);
+          break;
+      }
+    };
+    let summary: PoolSummary;
+    try {
+      summary = await evolvePool({
+        environment,
+        policy,
+        tasks,
+        split: label,
+        base,
+        out,
+        rounds: flags.rounds,
+        k: flags.k,
+        seed: flags.seed,
+        concurrency: flags.concurrency,
+        parentsPerRound: flags.parents,
+        directionsPerParent: flags.directions,
+        childrenPerDirection: flags.childrenPerDirection,
+        solvedRule: flags.solved,
+        ...(analyser ? { analyser } : {}),
+        ...(proposer ? { proposer } : {}),
+        onEvent,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      if (controller.signal.aborted) {
+        throw new ConfigError(`interrupted; finished work is kept in ${out}; run the same command again to resume`, {
+          code: 'interrupted',
+        });
+      }
+      throw error;
+    } finally {
+      progress?.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    log(`${evaluated} harnesses evaluated in this run`);
+    process.stdout.write(`${formatPoolSummary(summary)}\nPool folder: ${out}\n`);
+    return summary;
+  } finally {
+    await environment.close();
+  }
+}
+
+/** The pool table (every member against H0) and the coverage, locality and complementarity lines. */
+export function formatPoolSummary(summary: PoolSummary): string {
+  const rows = [...summary.variants]
+    .sort((a, b) => a.round - b.round || b.coverage - a.coverage || a.id.localeCompare(b.id))
+    .map((variant) => [
+      variant.id,
+      String(variant.round),
+      variant.direction ?? '-',
+      percent(variant.coverage),
+      percent(variant.avgAtK),
+      String(variant.helps.length),
+      String(variant.hurts.length),
+      String(variant.unique.length),
+    ]);
+  const table = renderTable(
+    ['variant', 'round', 'direction', 'coverage', `Avg@${summary.k}`, 'helps', 'hurts', 'unique'],
+    rows,
+  );
+  const total = summary.validationTasks;
+  const count = (fraction: number) => `${Math.round(fraction * total)}/${total}`;
+  return [
+    '',
+    `${summary.env}/${summary.split} | ${total} tasks | k=${summary.k} | solved = ${summary.solvedRule} | ${summary.rounds} rounds | ${summary.poolSize} variants (${summary.rejected} rejected)`,
+    table,
+    '',
+    `H0 coverage          ${percent(summary.h0Coverage)} (${count(summary.h0Coverage)})`,
+    `best single variant  ${percent(summary.bestSingleCoverage)} (${count(summary.bestSingleCoverage)}) ${summary.bestSingle ?? ''}`,
+    `joint coverage       ${percent(summary.jointCoverage)} (${count(summary.jointCoverage)}); with H0 ${percent(summary.jointCoverageWithH0)}`,
+    `locality             ${summary.locality.helpAndHurt} variants both fix tasks H0 fails and break tasks H0 solves (${summary.locality.help} help, ${summary.locality.hurt} hurt)`,
+    `complementarity      ${summary.complementarity.distinctSolvedSets} distinct solved sets; ${summary.complementarity.mutuallyComplementaryPairs} pairs where each solves a task the other does not`,
+  ].join('\n');
+}

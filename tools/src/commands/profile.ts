@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import { ConfigError } from '@harness-s/core';
+import { resolveHarness } from '@harness-s/harness-dsh';
+import { buildProfiles, type ProfileSet, writeProfiles } from '@harness-s/router';
+import { createEnvironment } from '../environments.js';
+import { percent, renderTable } from '../format.js';
+import { createPolicy } from '../policies.js';
+import { loadPoolHarnesses } from '../pool.js';
+import { loadTaskSplits } from '../task-splits.js';
+
+export interface ProfileFlags {
+  env: string;
+  pool: string;
+  out: string;
+  policy: string;
+  k: number;
+  seed: number;
+  concurrency: number;
+  split?: string;
+  model?: string;
+  baseUrl?: string;
+  quiet?: boolean;
+}
+
+/** `harness-s profile`: behaviour profiles of H0 and every pool variant on the validation split. */
+export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
+  const environment = createEnvironment(flags.env);
+  try {
+    const h0 = await resolveHarness(flags.env, 'h0');
+    const pool = await loadPoolHarnesses(flags.pool, flags.env);
+    const policy = createPolicy(flags);
+    const { validation, source } = await loadTaskSplits(environment, flags.split);
+    if (validation.length === 0) throw new ConfigError(`no validation tasks (${source})`, { code: 'no-tasks' });
+    const log = (line: string) => {
+      if (!flags.quiet) process.stderr.write(`${line}\n`);
+    };
+    log(
+      `Profiling H0 and ${pool.length} variants with ${policy.id} on ${validation.length} validation tasks (${source}), k=${flags.k}, paired seeds`,
+    );
+    const profiles = await buildProfiles({
+      environment,
+      tasks: validation,
+      h0,
+      pool,
+      policy,
+      k: flags.k,
+      seed: flags.seed,
+      concurrency: flags.concurrency,
+      onHarness: (id, done, total) => log(`profiled ${id} (${done}/${total})`),
+    });
+    const dir = resolve(flags.out);
+    await writeProfiles(dir, profiles);
+    process.stdout.write(
+      `${renderTable(
+        ['harness', 'direction', 'success', 'helps', 'hurts'],
+        [profiles.h0, ...profiles.variants].map((profile) => [
+          profile.harnessId,
+          profile.direction ?? '-',
+          percent(profile.successRate),
+          String(profile.helps.length),
+          String(profile.hurts.length),
+        ]),
+      )}\nProfiles: ${dir}/profiles.json (readable: ${dir}/summary.md)\n`,
+    );
+    return profiles;
+  } finally {
+    await environment.close();
+  }
+}
