@@ -8,6 +8,7 @@ const alias = {
   '@harness-s/core': source('./packages/core/src/index.ts'),
   '@harness-s/harness-dsh': source('./packages/harness-dsh/src/index.ts'),
   '@harness-s/env-dbbench': source('./packages/env-dbbench/src/index.ts'),
+  '@harness-s/env-appworld': source('./packages/env-appworld/src/index.ts'),
   '@harness-s/env-swegym': source('./packages/env-swegym/src/index.ts'),
   '@harness-s/router': source('./packages/router/src/index.ts'),
   '@harness-s/policy': source('./packages/policy/src/index.ts'),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EvalSummary, readTrajectories } from '@harness-s/core';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { runCleanup } from './commands/cleanup.js';
 import { runEval } from './commands/eval.js';
 import { runReplay } from './commands/replay.js';
 import { createEnvironment } from './environments.js';
@@ -133,5 +134,44 @@ describe('harness-s eval and replay', () => {
     const data = join(dir, 'tasks.jsonl');
     await writeFile(data, 'hello\nworld\n');
     await expect(runEval({ ...base, policy: 'oracle', data })).rejects.toThrow(/tasks\.jsonl: no line is JSON/);
+  });
+});
+
+describe('--db and harness-s cleanup', () => {
+  it('names a bad --db URL, and a server that is not there, in one line', async () => {
+    expect(await parseError(['eval', '--db'])).toMatch(/option '--db <url>' argument missing/);
+    await expect(runEval({ ...base, policy: 'oracle', db: 'sqlite:///x.db' })).rejects.toThrow(
+      /--db: unknown database scheme 'sqlite:'/,
+    );
+    await expect(
+      runEval({ ...base, policy: 'oracle', db: 'postgres://postgres:secret@127.0.0.1:1/test' }),
+    ).rejects.toThrow(/^cannot reach postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/test: connection refused$/);
+  });
+
+  it('replays on the database --db names', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'replay-db-'));
+    const actions = join(dir, 'actions.json');
+    await writeFile(
+      actions,
+      JSON.stringify([{ tool: 'execute_sql', arguments: { query: 'SELECT COUNT(*) FROM "Music Chart History"' } }]),
+    );
+    const lines: string[] = [];
+    await runReplay({ env: 'dbbench', task: 'dev-2', actions, db: 'pglite:' }, (line) => lines.push(line));
+    expect(lines.join('\n')).toContain('=> [(35,)]');
+    await expect(
+      runReplay({ env: 'dbbench', task: 'dev-2', actions, db: 'mysql://root@127.0.0.1:1/test' }, () => undefined),
+    ).rejects.toThrow(/cannot reach mysql:\/\/root@127\.0\.0\.1:1\/test/);
+  });
+
+  it('cleanup needs an environment it knows and, for dbbench, a server', async () => {
+    expect(await parseError(['cleanup'])).toMatch(/required option '--env <name>' not specified/);
+    await expect(runCleanup({ env: 'chess' }, () => undefined)).rejects.toThrow(
+      /unknown --env 'chess'; available: .*dbbench/,
+    );
+    await expect(runCleanup({ env: 'dbbench' }, () => undefined)).rejects.toThrow(/needs --db URL/);
+    await expect(
+      runCleanup({ env: 'dbbench', db: 'postgres://postgres@127.0.0.1:1/test' }, () => undefined),
+    ).rejects.toThrow(/cannot reach/);
+    expect(await runCleanup({ env: 'dbbench', db: 'pglite:' }, () => undefined)).toEqual(['nothing to clean']);
   });
 });

@@ -1,4 +1,5 @@
 import { ConfigError, type Environment } from '@harness-s/core';
+import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
 import { createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
 import { createSwegymEnvironment } from '@harness-s/env-swegym';
 
@@ -9,6 +10,8 @@ export interface EnvironmentOptions {
   db?: string;
   /** Where swegym episodes run: `local` (default) or `docker`. */
   sandbox?: string;
+  /** AppWorld environment servers (one task each at a time); the embedded world when absent. */
+  appworldUrl?: string[];
 }
 
 const factories: Record<string, (options: EnvironmentOptions) => Environment> = {
@@ -29,6 +32,10 @@ const factories: Record<string, (options: EnvironmentOptions) => Environment> = 
     }
     return createSwegymEnvironment({ sandbox }) as unknown as Environment;
   },
+  appworld: (options) =>
+    (options.appworldUrl?.length
+      ? createAppWorldRemoteEnvironment({ urls: options.appworldUrl })
+      : createAppWorldEnvironment()) as unknown as Environment,
 };
 
 export const environmentNames = (): string[] => Object.keys(factories);

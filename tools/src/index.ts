@@ -5,3 +5,4 @@ export { createEnvironment, environmentNames } from './environments.js';
 export { renderTable } from './format.js';
 export { createPolicy } from './policies.js';
 export { createProgram } from './program.js';
+export { type ReportOptions, renderReport, writeReport } from './report/index.js';

@@ -5,6 +5,9 @@ import { runEvolve } from './commands/evolve.js';
 import { runExport } from './commands/export.js';
 import { runProfile } from './commands/profile.js';
 import { runReplay } from './commands/replay.js';
+import { runReport } from './commands/report.js';
+import { runReproduce } from './commands/reproduce.js';
+import { runServe } from './commands/serve.js';
 import { runTrain } from './commands/train.js';
 import { runWorker } from './commands/worker.js';
 import { environmentNames } from './environments.js';
@@ -42,7 +45,7 @@ export function createProgram(): Command {
     .option('--split <name>', 'a split shipped with the environment', 'dev')
     .option('--data <file>', 'a task file to use instead of a shipped split')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
-    .option('--harness <name|file>', 'a built-in harness (h0, h0-text) or a harness spec .json', 'h0')
+    .option('--harness <name|file>', 'a built-in harness (h0, h0-text, minimal, codeact) or a harness spec .json', 'h0')
     .option('--k <n>', 'attempts per task', integer('--k', 1), 3)
     .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
@@ -54,7 +57,10 @@ export function createProgram(): Command {
     .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
     .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
     .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
-    .addOption(new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']))
+    .addOption(
+      new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']),
+    )
+    .option('--appworld-url <urls...>', 'appworld: environment servers to run on (one task each at a time)')
     .option('--tasks <ids...>', 'only these task ids')
     .option('--limit <n>', 'only the first n tasks', integer('--limit', 1))
     .addOption(
@@ -68,6 +74,18 @@ export function createProgram(): Command {
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runEval(flags);
+    });
+
+  program
+    .command('serve')
+    .description(
+      "Serve an environment over its benchmark's own protocol: `serve appworld` speaks AppWorld's server routes.",
+    )
+    .argument('<what>', 'the service: appworld')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', integer('--port', 0), 8000)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .action(async (what: string, flags) => {
+      await runServe(what, flags);
     });
 
   program
@@ -153,6 +171,23 @@ export function createProgram(): Command {
     });
 
   program
+    .command('reproduce')
+    .description(
+      'The whole method on the embedded environments with the simulated policy: pool, profiles, every method over seeds, ablations, tables, report.',
+    )
+    .option('--quick', 'a smaller run (about 2 minutes)')
+    .option('--envs <names...>', `environments (default: ${environmentNames().join(' ')})`)
+    .option('--seeds <n...>', 'seeds (default 1 2 3)')
+    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+    .option('--out <dir>', 'run folder (rerun with the same --out to continue an interrupted run)')
+    .option('--no-report', 'skip the HTML report')
+    .option('--quiet', 'no progress output')
+    .action(async (flags) => {
+      const seeds = flags.seeds?.map((seed: string) => integer('--seeds', 0)(seed));
+      await runReproduce({ ...flags, ...(seeds ? { seeds } : {}) });
+    });
+
+  program
     .command('export')
     .description("Write a training run's retained attempts as JSONL batches for external trainers.")
     .argument('<run-dir>', 'a training run folder')
@@ -165,6 +200,17 @@ export function createProgram(): Command {
     .option('--all', 'also attempts that were not retained (replaced by rescue)')
     .action(async (run: string, flags) => {
       await runExport({ run, ...flags });
+    });
+
+  program
+    .command('report')
+    .description(
+      'Write a self-contained HTML report of a reproduction or training run folder: tables, training curves, router and variant charts, rescued trajectories side by side.',
+    )
+    .argument('<run-dir>', 'a folder written by reproduce (or a single train run folder)')
+    .option('--out <file>', 'output file (default RUN_DIR/report.html)')
+    .action(async (run: string, flags) => {
+      await runReport({ run, ...flags });
     });
 
   program
@@ -182,20 +228,42 @@ export function createProgram(): Command {
 
   program
     .command('worker')
-    .description('Run rollout jobs of training runs started with `train --redis`, with this machine\'s environment.')
+    .description("Run rollout jobs of training runs started with `train --redis`, with this machine's environment.")
     .requiredOption('--redis <url>', 'the Redis of the job queue, redis://host:port[/db]')
     .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
     .option('--concurrency <n>', 'attempts in flight at once, per training run', integer('--concurrency', 1), 4)
     .option('--queue <name>', 'serve only this queue (default: every training run of the environment)')
     .option('--name <name>', 'worker name in logs and on jobs (default host-pid)')
-    .option('--lock-duration <ms>', 'job lock, renewed at half of it while an attempt runs', integer('--lock-duration', 100), 30_000)
-    .option('--stalled-interval <ms>', 'how often to look for jobs of dead workers', integer('--stalled-interval', 100), 30_000)
-    .option('--max-stalled <n>', 'a job whose worker died more often than this is parked', integer('--max-stalled', 0), 1)
-    .option('--grace <ms>', 'on SIGTERM, how long running attempts may finish before being handed back', integer('--grace', 0), 60_000)
+    .option(
+      '--lock-duration <ms>',
+      'job lock, renewed at half of it while an attempt runs',
+      integer('--lock-duration', 100),
+      30_000,
+    )
+    .option(
+      '--stalled-interval <ms>',
+      'how often to look for jobs of dead workers',
+      integer('--stalled-interval', 100),
+      30_000,
+    )
+    .option(
+      '--max-stalled <n>',
+      'a job whose worker died more often than this is parked',
+      integer('--max-stalled', 0),
+      1,
+    )
+    .option(
+      '--grace <ms>',
+      'on SIGTERM, how long running attempts may finish before being handed back',
+      integer('--grace', 0),
+      60_000,
+    )
     .option('--heartbeat <ms>', 'heartbeat log period (0: none)', integer('--heartbeat', 0), 10_000)
     .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
     .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
-    .addOption(new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']))
+    .addOption(
+      new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']),
+    )
     .option('--quiet', 'no log output')
     .action(async (flags) => {
       await runWorker(flags);
@@ -211,16 +279,25 @@ export function createProgram(): Command {
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--split <name>', 'the split to use (cut into train/validation/test unless --subset all)')
     .addOption(
-      new Option('--subset <name>', 'which tasks to evolve on').choices(['validation', 'train', 'test', 'all']).default('validation'),
+      new Option('--subset <name>', 'which tasks to evolve on')
+        .choices(['validation', 'train', 'test', 'all'])
+        .default('validation'),
     )
     .option('--k <n>', 'paired attempts per task and harness', integer('--k', 1), 3)
     .option('--seed <n>', 'seed (the same for H0 and every variant)', integer('--seed', 0), 0)
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--parents <n>', 'parents per round', integer('--parents', 1), 3)
     .option('--directions <n>', 'repair directions per parent', integer('--directions', 1), 4)
-    .option('--children-per-direction <n>', 'children per direction and source', integer('--children-per-direction', 1), 2)
+    .option(
+      '--children-per-direction <n>',
+      'children per direction and source',
+      integer('--children-per-direction', 1),
+      2,
+    )
     .addOption(
-      new Option('--solved <rule>', 'a task is solved in half of its k attempts, or in any').choices(['majority', 'any']).default('majority'),
+      new Option('--solved <rule>', 'a task is solved in half of its k attempts, or in any')
+        .choices(['majority', 'any'])
+        .default('majority'),
     )
     .option('--analyser-url <url>', 'OpenAI-compatible endpoint of the LLM failure analyser and proposer')
     .option('--analyser-model <name>', 'model of the LLM failure analyser and proposer')
@@ -228,7 +305,9 @@ export function createProgram(): Command {
     .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
     .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
     .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
-    .addOption(new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']))
+    .addOption(
+      new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']),
+    )
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runEvolve(flags);

@@ -59,7 +59,10 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
       const turn: TurnRecord = {
         index: 0,
         origin: 'harness',
-        response: { content: prelude.message.content, ...(prelude.message.toolCalls ? { toolCalls: prelude.message.toolCalls } : {}) },
+        response: {
+          content: prelude.message.content,
+          ...(prelude.message.toolCalls ? { toolCalls: prelude.message.toolCalls } : {}),
+        },
         usage: zeroUsage(),
         latencyMs: 0,
         actions: [],

@@ -17,5 +17,5 @@ export * from './run-store.js';
 export * from './sandbox.js';
 export * from './summary.js';
 export * from './task.js';
-export * from './trajectory.js';
 export * from './training/index.js';
+export * from './trajectory.js';

@@ -16,7 +16,18 @@ import { Action } from './action.js';
  */
 export type PlanNode =
   | { kind: 'act'; action: Action /** What an agent would say before acting. */; thought?: string }
-  | { kind: 'decide'; skill: string; right: PlanNode[]; wrong: PlanNode[] };
+  | {
+      kind: 'decide';
+      skill: string;
+      right: PlanNode[];
+      wrong: PlanNode[];
+      /**
+       * How much harder this instance of the skill is than usual (0 by default): a policy's logit
+       * for the right branch is lowered by it. It is a property of the task (a name that needs
+       * unusual quoting, an answer with many values), the same for every harness and method.
+       */
+      hardness?: number;
+    };
 
 export const PlanNode: z.ZodType<PlanNode> = z.lazy(() =>
   z.union([
@@ -26,6 +37,7 @@ export const PlanNode: z.ZodType<PlanNode> = z.lazy(() =>
       skill: z.string().min(1),
       right: z.array(PlanNode),
       wrong: z.array(PlanNode),
+      hardness: z.number().nonnegative().optional(),
     }),
   ]),
 );

@@ -12,6 +12,8 @@ export interface Decision {
   probability: number;
   /** The cue bias the context gave this skill (0 without one). */
   cue: number;
+  /** The decision point's hardness, subtracted from the logit (absent when 0). */
+  hardness?: number;
 }
 
 /** What the policy is asked on each turn. */

@@ -1,5 +1,5 @@
 import { type FileHandle, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError } from './errors.js';
 import { parseWith, readJsonl } from './jsonl.js';
 import { Trajectory } from './trajectory.js';
@@ -13,6 +13,7 @@ export const runFiles = {
 
 /** Writes a JSON file atomically (temp file, then rename), so readers never see half a file. */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
   await rename(temporary, path);

@@ -21,6 +21,7 @@ export const DecisionRecord = z.object({
   right: z.boolean(),
   probability: z.number(),
   cue: z.number(),
+  hardness: z.number().optional(),
 });
 
 export const ActionRecord = z.object({

@@ -8,10 +8,12 @@ import {
   type OraclePlan,
   type TaskSet,
   type TaskSource,
+  type Trajectory,
   type UnloadableTask,
 } from '@harness-s/core';
 import { apiNames } from './apps/index.js';
 import { AppWorldEpisode } from './episode.js';
+import { goalCompletion } from './goal-completion.js';
 import { CodeSandbox, type SandboxLimits } from './sandbox/code-sandbox.js';
 import type { SandboxWorkerPool } from './sandbox/sandbox-worker.js';
 import { act, appworldSkills } from './tasks/plan-steps.js';
@@ -40,7 +42,10 @@ async function readTaskIds(file: string): Promise<string[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new InputError(`cannot read task id file ${file}: ${String(error)}`, { code: 'unreadable-file', cause: error });
+    throw new InputError(`cannot read task id file ${file}: ${String(error)}`, {
+      code: 'unreadable-file',
+      cause: error,
+    });
   }
   return text
     .split('\n')
@@ -50,7 +55,8 @@ async function readTaskIds(file: string): Promise<string[]> {
 
 /** The plan that ends the task at once having done nothing. */
 export function appworldEmptyPlan(task: AppWorldTask): OraclePlan {
-  const code = task.codeLanguage === 'python' ? 'apis.supervisor.complete_task()' : 'apis.supervisor.complete_task({});';
+  const code =
+    task.codeLanguage === 'python' ? 'apis.supervisor.complete_task()' : 'apis.supervisor.complete_task({});';
   return { taskId: task.id, nodes: [act(code, 'I will complete the task now.')] };
 }
 
@@ -63,7 +69,8 @@ export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = 
   const names = apiNames();
   const embedded = (task: AppWorldTask) => {
     const found = world.task(task.id);
-    if (!found) throw new ConfigError(`task ${task.id} is not a task of the embedded AppWorld world`, { code: 'unknown-task' });
+    if (!found)
+      throw new ConfigError(`task ${task.id} is not a task of the embedded AppWorld world`, { code: 'unknown-task' });
     return found;
   };
   return {
@@ -85,11 +92,17 @@ export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = 
       }
       const split = source.split ?? 'dev';
       if (!(appworldSplits as readonly string[]).includes(split)) {
-        throw new ConfigError(`appworld has no split '${split}'; shipped: ${appworldSplits.join(', ')} (or use --data FILE of task ids)`, {
-          code: 'unknown-split',
-        });
+        throw new ConfigError(
+          `appworld has no split '${split}'; shipped: ${appworldSplits.join(', ')} (or use --data FILE of task ids)`,
+          {
+            code: 'unknown-split',
+          },
+        );
       }
-      return { tasks: world.tasks.filter((item) => item.task.split === split).map((item) => item.task), unloadable: [] };
+      return {
+        tasks: world.tasks.filter((item) => item.task.split === split).map((item) => item.task),
+        unloadable: [],
+      };
     },
 
     async open(task: AppWorldTask, openOptions?: OpenOptions): Promise<AppWorldEpisode> {
@@ -122,6 +135,10 @@ export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = 
     },
 
     emptyPlan: appworldEmptyPlan,
+
+    extendSummary(trajectories: readonly Trajectory[], tasks: readonly AppWorldTask[]) {
+      return { appworld: goalCompletion(trajectories, tasks) };
+    },
 
     async close(): Promise<void> {
       await options.pool?.close();

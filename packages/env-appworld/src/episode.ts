@@ -1,5 +1,6 @@
 import type { Action, Episode, Evaluation, StepResult, ToolSpec } from '@harness-s/core';
 import type { Database } from 'better-sqlite3';
+import { changedTables } from './evaluation/change-log.js';
 import { evaluateState } from './evaluation/check-context.js';
 import type { CodeSandbox } from './sandbox/code-sandbox.js';
 import { executeTool } from './tasks/plan-steps.js';
@@ -42,6 +43,11 @@ export class AppWorldEpisode implements Episode<AppWorldTask> {
     return this.embedded.task;
   }
 
+  /** Whether `supervisor.complete_task` has ended the task. */
+  get completed(): boolean {
+    return this.session.completion !== null;
+  }
+
   /** API calls made so far. */
   get apiCalls(): number {
     return this.session.apiCalls;
@@ -79,6 +85,7 @@ export class AppWorldEpisode implements Episode<AppWorldTask> {
         supervisorId: this.embedded.spec.supervisorId,
         completion: this.session.completion,
         check: this.embedded.spec.check,
+        written: changedTables(this.db),
       });
       return { ...evaluation, details: { ...evaluation.details, apiCalls: this.session.apiCalls } };
     } finally {

@@ -26,6 +26,11 @@ export function createBackendFromUrl(url: string, options: BackendFromUrlOptions
       ...(target.dataDir === undefined ? {} : { dataDir: target.dataDir }),
     });
   }
-  const server = { ...limits, url: target.url, ...(maxSessions === undefined ? {} : { maxSessions }), ...(runId ? { runId } : {}) };
+  const server = {
+    ...limits,
+    url: target.url,
+    ...(maxSessions === undefined ? {} : { maxSessions }),
+    ...(runId ? { runId } : {}),
+  };
   return target.engine === 'postgres' ? createPostgresBackend(server) : createMysqlBackend(server);
 }

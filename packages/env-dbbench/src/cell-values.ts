@@ -126,7 +126,11 @@ export function toPythonValue(kind: CellKind, raw: unknown): PythonValue {
     case 'bytes':
       return new PyBytes(bytesOf(raw));
     case 'text':
-      return typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw).toString('utf8') : String(raw);
+      return typeof raw === 'string'
+        ? raw
+        : raw instanceof Uint8Array
+          ? Buffer.from(raw).toString('utf8')
+          : String(raw);
     default:
       if (typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'bigint' || typeof raw === 'boolean')
         return raw;

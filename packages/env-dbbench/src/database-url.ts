@@ -11,7 +11,8 @@ export type DatabaseTarget =
   | { engine: 'mysql'; url: string };
 
 /** The URL forms `--db` accepts, for messages. */
-export const databaseUrlForms = 'pglite:, pglite:/path/to/folder, postgres://user@host:5432/db, mysql://user@host:3306/db';
+export const databaseUrlForms =
+  'pglite:, pglite:/path/to/folder, postgres://user@host:5432/db, mysql://user@host:3306/db';
 
 /** Reads a `--db` URL; throws ConfigError naming the accepted forms when it is none of them. */
 export function parseDatabaseUrl(text: string): DatabaseTarget {
@@ -24,21 +25,25 @@ export function parseDatabaseUrl(text: string): DatabaseTarget {
   try {
     url = new URL(trimmed);
   } catch {
-    throw new ConfigError(`--db: '${text}' is not a database URL; use one of ${databaseUrlForms}`, {
+    throw new ConfigError(`--db: '${redactUrl(text)}' is not a database URL; use one of ${databaseUrlForms}`, {
       code: 'bad-db-url',
     });
   }
   const scheme = url.protocol.replace(/:$/, '').toLowerCase();
+  const engine = ({ postgres: 'postgres', postgresql: 'postgres', mysql: 'mysql', mariadb: 'mysql' } as const)[
+    scheme as 'postgres'
+  ];
+  if (!engine) {
+    throw new ConfigError(`--db: unknown database scheme '${scheme}:'; use one of ${databaseUrlForms}`, {
+      code: 'bad-db-url',
+    });
+  }
   if (!url.hostname) {
     throw new ConfigError(`--db: '${redactUrl(text)}' names no host; use e.g. ${scheme}://user@127.0.0.1/db`, {
       code: 'bad-db-url',
     });
   }
-  if (scheme === 'postgres' || scheme === 'postgresql') return { engine: 'postgres', url: trimmed };
-  if (scheme === 'mysql' || scheme === 'mariadb') return { engine: 'mysql', url: trimmed };
-  throw new ConfigError(`--db: unknown database scheme '${scheme}:'; use one of ${databaseUrlForms}`, {
-    code: 'bad-db-url',
-  });
+  return { engine, url: trimmed };
 }
 
 /** The URL with its password hidden, for messages and logs. */
@@ -48,7 +53,7 @@ export function redactUrl(text: string): string {
     if (url.password) url.password = '***';
     return url.toString().replace(/\/$/, '');
   } catch {
-    return text;
+    return text.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@');
   }
 }
 

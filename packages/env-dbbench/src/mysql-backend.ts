@@ -13,8 +13,8 @@ import { ConfigError, InfrastructureError } from '@harness-s/core';
 import mysql from 'mysql2';
 import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js';
 import { redactUrl, serverAddress } from './database-url.js';
-import { closeMysql, connectMysql, type MysqlStopper, runMysql } from './mysql-client.js';
 import { dropMysqlRun } from './mysql-cleanup.js';
+import { closeMysql, connectMysql, type MysqlStopper, runMysql } from './mysql-client.js';
 import { MysqlSession } from './mysql-session.js';
 import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from './naming.js';
 import type { DbbenchTask } from './records.js';
@@ -56,6 +56,19 @@ const grantDatabase = (name: string): string => quoteMysql(name.replaceAll('_', 
 interface Store {
   name: string;
   password: string;
+  /** The connection that served this store's last episode, which may be ready for the next. */
+  lastWorker?: Worker;
+}
+
+/** A pooled connection, and whether it can start the next episode of its store at once. */
+interface Worker {
+  connection: mysql.Connection;
+  /**
+   * The store whose user it is logged in as, when its session is exactly as opening left it (the last
+   * episode changed nothing in the session) and its next transaction has begun: an episode of that
+   * store then starts without a round trip.
+   */
+  readyFor: Store | null;
 }
 
 export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend {
@@ -65,6 +78,7 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   const graceMs = options.watchdogGraceMs ?? 2000;
   const idleUser = { name: runPartName(runId, 'idle'), password: newPassword() };
+  /** The run's lock holder, also used to stop statements (KILL QUERY). */
   let control: mysql.Connection | undefined;
   let admin: mysql.Pool | undefined;
   let charset = 'UTF8MB4_GENERAL_CI';
@@ -78,7 +92,8 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
   };
   const adminQuery = (sql: string, params: unknown[] = []): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      if (!admin) return reject(new InfrastructureError('the MySQL backend is not started', { code: 'db-not-started' }));
+      if (!admin)
+        return reject(new InfrastructureError('the MySQL backend is not started', { code: 'db-not-started' }));
       admin.query({ sql, values: params }, (error, rows) => (error ? reject(error) : resolve(rows)));
     });
 
@@ -110,19 +125,23 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
     destroy: destroyStore,
   });
 
-  const workers = new SlotPool<mysql.Connection>({
+  const workers = new SlotPool<Worker>({
     maxSlots: options.maxSessions ?? 32,
     spareSlots: options.spareSessions ?? 2,
-    create: () =>
-      connectMysql({
+    create: async () => ({
+      readyFor: null,
+      connection: await connectMysql({
         url: options.url,
         user: idleUser.name,
         password: idleUser.password,
         database: '',
         connectTimeoutMs,
         charset,
+        // AgentBench's client runs every statement of a call (multi=True); the first result is shown.
+        multipleStatements: true,
       }),
-    destroy: closeMysql,
+    }),
+    destroy: (worker) => closeMysql(worker.connection),
   });
 
   const setUp = async (): Promise<void> => {
@@ -132,7 +151,8 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
       'SELECT VERSION() AS version, GET_LOCK(?, 0) AS locked',
       [lockName],
     );
-    if (Number(server?.locked) !== 1) throw new ConfigError(`run id ${runId} is in use on this server`, { code: 'run-id-in-use' });
+    if (Number(server?.locked) !== 1)
+      throw new ConfigError(`run id ${runId} is in use on this server`, { code: 'run-id-in-use' });
     const mariadb = /mariadb/i.test(server?.version ?? '');
     // The collation of each engine's utf8mb4 default: AgentBench's MySQL 8 compares with 0900_ai_ci.
     charset = mariadb ? 'UTF8MB4_GENERAL_CI' : 'UTF8MB4_0900_AI_CI';
@@ -201,23 +221,35 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
 
     async openSession(task: DbbenchTask): Promise<DbbenchSession> {
       await start();
-      const connection = await workers.lease();
-      let lease: { store: Store; fresh: boolean } | undefined;
+      // Prefer a kept store whose last connection is idle: that pair may need no work at all.
+      const lease = await stores.lease(
+        task.id,
+        (store) => store.lastWorker !== undefined && workers.isIdle(store.lastWorker),
+      );
+      let worker: Worker | undefined;
       try {
-        lease = await stores.lease(task.id);
-        await changeUser(connection, lease.store);
-        await runMysql(connection, settingsSql);
-        if (lease.fresh) {
-          // As AgentBench creates it: TEXT columns, then one multi-row INSERT with placeholders.
-          await runMysql(connection, createTableSql('mysql', task));
-          for (const statement of insertRowsStatements('mysql', task)) {
-            await runMysql(connection, statement.sql, statement.params);
-          }
+        worker = await workers.lease(lease.store.lastWorker);
+        if (worker.readyFor !== lease.store || lease.fresh) {
+          worker.readyFor = null;
+          await changeUser(worker.connection, lease.store);
+          // As AgentBench creates it: TEXT columns, then one multi-row INSERT with placeholders; all
+          // of it, the session settings and the transaction in one round trip.
+          const rows = lease.fresh ? insertRowsStatements('mysql', task) : [];
+          const statements = [
+            ...(lease.fresh ? [createTableSql('mysql', task).replace(/;$/, '')] : []),
+            ...rows.map((item) => item.sql),
+            settingsSql,
+            'START TRANSACTION',
+          ];
+          await runMysql(
+            worker.connection,
+            statements.join('; '),
+            rows.flatMap((item) => item.params),
+          );
         }
-        await runMysql(connection, 'START TRANSACTION');
       } catch (error) {
-        if (lease) stores.release(lease.store, task.id, true);
-        await workers.release(connection, true);
+        await stores.release(lease.store, task.id, true);
+        if (worker) await workers.release(worker, true);
         if (InfrastructureError.isInstance(error) || ConfigError.isInstance(error)) throw error;
         throw new InfrastructureError(`could not open an episode of ${task.id}: ${(error as Error).message}`, {
           code: 'db-setup-failed',
@@ -225,15 +257,20 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
         });
       }
       const { store } = lease;
+      const episodeWorker = worker;
+      episodeWorker.readyFor = null;
       return new MysqlSession(task, {
-        connection,
+        connection: episodeWorker.connection,
         database: store.name,
         limits,
         stopper,
         graceMs,
+        closeSql: 'ROLLBACK; START TRANSACTION',
         release: async (end) => {
-          stores.release(store, task.id, end.dirty || end.broken);
-          await workers.release(connection, end.broken);
+          const reusable = !end.dirty && !end.broken;
+          episodeWorker.readyFor = reusable && !end.sessionTouched ? store : null;
+          store.lastWorker = reusable ? episodeWorker : undefined;
+          await Promise.all([stores.release(store, task.id, !reusable), workers.release(episodeWorker, end.broken)]);
         },
       });
     },

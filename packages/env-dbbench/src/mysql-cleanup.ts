@@ -53,9 +53,11 @@ async function dropObjects(connection: mysql.Connection, objects: RunObjects): P
     'SELECT ID AS id, USER AS user FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()',
   );
   for (const session of sessions) {
-    if (userNames.has(String(session.user))) await runMysql(connection, `KILL ${Number(session.id)}`).catch(() => undefined);
+    if (userNames.has(String(session.user)))
+      await runMysql(connection, `KILL ${Number(session.id)}`).catch(() => undefined);
   }
-  for (const database of objects.databases) await runMysql(connection, `DROP DATABASE IF EXISTS ${quoteMysql(database)}`);
+  for (const database of objects.databases)
+    await runMysql(connection, `DROP DATABASE IF EXISTS ${quoteMysql(database)}`);
   for (const { user, host } of objects.users) await runMysql(connection, 'DROP USER IF EXISTS ?@?', [user, host]);
 }
 

@@ -102,7 +102,9 @@ export function runMysql<T = unknown>(
   rowsAsArray = false,
 ): Promise<T> {
   return new Promise((resolve, reject) => {
-    connection.query({ sql, values: params, rowsAsArray }, (error, rows) => (error ? reject(error) : resolve(rows as T)));
+    connection.query({ sql, values: params, rowsAsArray }, (error, rows) =>
+      error ? reject(error) : resolve(rows as T),
+    );
   });
 }
 
@@ -193,7 +195,8 @@ export function streamMysqlStatement(
       settle(() => {
         const interrupted = error.errno === interruptedErrors.killed;
         if (interrupted && stopped === 'cap') return resolve(end);
-        const limit = error.errno === interruptedErrors.mariadbTimeout || error.errno === interruptedErrors.mysqlTimeout;
+        const limit =
+          error.errno === interruptedErrors.mariadbTimeout || error.errno === interruptedErrors.mysqlTimeout;
         if (limit || (interrupted && stopped === 'timeout')) {
           end.timedOut = true;
           return resolve(end);

@@ -20,7 +20,7 @@ import {
 import type { SessionEnd } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { ResultCollector, timeoutMessage } from './result-collector.js';
-import { classifyStatement, missingSavepointMessage } from './statement-kind.js';
+import { classifyStatement, missingSavepointMessage, touchesMysqlSession } from './statement-kind.js';
 import { quoteMysql } from './table-ddl.js';
 
 /** Errors after which InnoDB has rolled back the whole transaction, not just the statement. */
@@ -33,6 +33,11 @@ export interface MysqlSessionOptions {
   limits: Required<SessionLimits>;
   stopper: MysqlStopper;
   graceMs: number;
+  /**
+   * Ends the episode's transaction (default `ROLLBACK`). The backend also begins the next one here,
+   * so that the next episode of the same task on this connection starts without a round trip.
+   */
+  closeSql?: string;
   release: (end: SessionEnd) => Promise<void>;
 }
 
@@ -41,6 +46,7 @@ export class MysqlSession implements DbbenchSession {
   private closed = false;
   private dirty = false;
   private broken = false;
+  private sessionTouched = false;
 
   constructor(
     private readonly task: DbbenchTask,
@@ -57,6 +63,7 @@ export class MysqlSession implements DbbenchSession {
     if (kind.kind === 'refused') return { ok: false, message: `1227 (42000): ${kind.reason}`, code: '1227' };
     const collector = new ResultCollector(this.options.limits);
     const { connection, stopper, limits, graceMs } = this.options;
+    if (touchesMysqlSession(sql)) this.sessionTouched = true;
     try {
       const end = await streamMysqlStatement(connection, sql, collector, kind, stopper, {
         timeoutMs: limits.statementTimeoutMs,
@@ -94,12 +101,12 @@ export class MysqlSession implements DbbenchSession {
     this.closed = true;
     if (!this.broken) {
       try {
-        await runMysql(this.options.connection, 'ROLLBACK');
+        await runMysql(this.options.connection, this.options.closeSql ?? 'ROLLBACK');
       } catch {
         this.broken = true;
       }
     }
-    await this.options.release({ dirty: this.dirty, broken: this.broken });
+    await this.options.release({ dirty: this.dirty, broken: this.broken, sessionTouched: this.sessionTouched });
   }
 
   /**

@@ -39,8 +39,8 @@ export function runIdOf(name: string): string | null {
 
 /** A LIKE pattern for every name of the run (or of every run), with `_` escaped. */
 export function namePattern(runId?: string): string {
-  const escape = (text: string) => text.replaceAll('_', '\\_');
-  return runId === undefined ? `${escape(dbbenchNamePrefix)}%` : `${escape(runObjectName(runId))}%`;
+  const literal = (text: string) => text.replaceAll('_', '\\_');
+  return runId === undefined ? `${literal(dbbenchNamePrefix)}%` : `${literal(runObjectName(runId))}%`;
 }
 
 /** A password for a per-episode role or user. */

@@ -13,8 +13,8 @@ import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js
 import { redactUrl, serverAddress } from './database-url.js';
 import { postgresHelperFunctionsSql } from './mysql-dialect.js';
 import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from './naming.js';
-import { connectPostgres, postgresConnection, type StatementStopper } from './postgres-client.js';
 import { dropPostgresRun } from './postgres-cleanup.js';
+import { connectPostgres, postgresConnection, type StatementStopper } from './postgres-client.js';
 import { openPostgresSession, type SessionEnd } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { resolveLimits } from './result-collector.js';
@@ -111,6 +111,8 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
       max: 3,
     });
     admin.on('error', () => undefined);
+    // The helpers are owned by the admin and only executable by episodes; episodes may not end their
+    // own connection (pg_terminate_backend), which would look like a server fault and be retried.
     await admin.query(
       `BEGIN; REVOKE ALL ON SCHEMA public FROM PUBLIC; CREATE SCHEMA ${compatSchema};
        SET LOCAL search_path TO ${compatSchema}; ${postgresHelperFunctionsSql};

@@ -72,7 +72,10 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
 }
 
 /** Sends `sql` and maps a lost connection to InfrastructureError. */
-async function query(client: pg.Client, config: pg.QueryConfig | pg.QueryArrayConfig | string): Promise<pg.QueryResult> {
+async function query(
+  client: pg.Client,
+  config: pg.QueryConfig | pg.QueryArrayConfig | string,
+): Promise<pg.QueryResult> {
   try {
     return await client.query(config);
   } catch (error) {

@@ -1,7 +1,7 @@
 /**
  * One DBBench episode on PostgreSQL (a server through node-postgres, or PGlite): the whole episode is
  * one transaction. Opening creates the task's table inside it, as AgentBench creates it (TEXT
- * columns, one multi-row INSERT); closing rolls it back, which removes the table and everything the
+ * columns, one multi-row INSERT, here with the values inline to save round trips); closing rolls it back, which removes the table and everything the
  * agent did without a single catalog commit. Each agent statement runs after a savepoint, so a
  * failing statement is undone alone and the episode goes on, as on MySQL.
  *
@@ -13,8 +13,13 @@ import { InfrastructureError } from '@harness-s/core';
 import type { DbbenchSession, SessionLimits, SqlOutcome } from './backend.js';
 import type { DbbenchTask } from './records.js';
 import { ResultCollector, timeoutMessage } from './result-collector.js';
-import { classifyStatement, missingSavepointMessage, type StatementKind, touchesSessionState } from './statement-kind.js';
-import { createTableSql, insertRowsStatements, quotePostgres } from './table-ddl.js';
+import {
+  classifyStatement,
+  missingSavepointMessage,
+  type StatementKind,
+  touchesSessionState,
+} from './statement-kind.js';
+import { createTableSql, insertRowsLiteralSql, quotePostgres } from './table-ddl.js';
 
 /** Thrown by `PostgresConnection.stream` when the statement was stopped for running too long. */
 export class StatementTimedOut extends Error {
@@ -54,6 +59,8 @@ export interface SessionEnd {
   dirty: boolean;
   /** The connection failed: it must not be used again. */
   broken: boolean;
+  /** An agent statement may have left session state (variables, locks) that the rollback keeps. */
+  sessionTouched?: boolean;
 }
 
 export interface PostgresSessionOptions {
@@ -87,13 +94,10 @@ class PostgresSession implements DbbenchSession {
 
   /** Begins the episode's transaction and creates the task table in it. */
   async begin(): Promise<void> {
-    await this.guard(async () => {
-      await this.connection.run('BEGIN');
-      await this.connection.run(createTableSql('postgres', this.task));
-      for (const statement of insertRowsStatements('postgres', this.task)) {
-        await this.connection.run(statement.sql, statement.params);
-      }
-    });
+    // One round trip: the transaction, the table and its rows.
+    await this.guard(() =>
+      this.connection.run(`BEGIN; ${createTableSql('postgres', this.task)} ${insertRowsLiteralSql(this.task)}`),
+    );
   }
 
   async execute(sql: string): Promise<SqlOutcome> {

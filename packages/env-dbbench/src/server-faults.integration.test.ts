@@ -1,10 +1,4 @@
-import {
-  type Environment,
-  evaluate,
-  InfrastructureError,
-  type Policy,
-  rightPath,
-} from '@harness-s/core';
+import { type Environment, evaluate, InfrastructureError, type Policy, rightPath } from '@harness-s/core';
 import { callTool, createPlainHarness } from '@harness-s/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServers } from './__fixtures__/servers.js';
@@ -76,7 +70,9 @@ for (const server of servers) {
       expect(backend.sessionsInUse()).toBe(0);
       const next = await backend.openSession(task('dev-2'));
       try {
-        const count = await next.execute('SELECT COUNT(*) FROM ' + (mysql ? '`Music Chart History`' : '"Music Chart History"'));
+        const count = await next.execute(
+          `SELECT COUNT(*) FROM ${mysql ? '`Music Chart History`' : '"Music Chart History"'}`,
+        );
         expect(count.ok && String(count.rows[0]?.[0])).toBe('35');
       } finally {
         await next.close();

@@ -90,7 +90,8 @@ for (const server of servers) {
         backend.dialect === 'mysql'
           ? "SELECT COUNT(*), 1.50, CAST(2.5 AS DOUBLE), SUM('1.5'), NULL, 'it''s', CAST('2020-01-02' AS DATE), CAST('2020-01-02 03:04:05.000006' AS DATETIME(6)), CAST('-01:00:00' AS TIME) FROM `Music Chart History`"
           : "SELECT COUNT(*), 1.50, 2.5::float8, SUM('1.5'::text), NULL, 'it''s', DATE '2020-01-02', TIMESTAMP '2020-01-02 03:04:05.000006', TIME '01:00:00' FROM \"Music Chart History\"";
-      const time = backend.dialect === 'mysql' ? 'datetime.timedelta(days=-1, seconds=82800)' : 'datetime.timedelta(seconds=3600)';
+      const time =
+        backend.dialect === 'mysql' ? 'datetime.timedelta(days=-1, seconds=82800)' : 'datetime.timedelta(seconds=3600)';
       const { observations } = await run(task, [query]);
       expect(observations[0]).toBe(
         `[(35, Decimal('1.50'), 2.5, 52.5, None, "it's", datetime.date(2020, 1, 2), datetime.datetime(2020, 1, 2, 3, 4, 5, 6), ${time})]`,

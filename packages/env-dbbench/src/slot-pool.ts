@@ -31,9 +31,12 @@ export class SlotPool<S> {
 
   constructor(private readonly options: SlotPoolOptions<S>) {}
 
-  async lease(): Promise<S> {
-    if (this.closed) throw new InfrastructureError('the database backend is closed', { code: 'db-closed', retryable: false });
-    const ready = this.idle.pop();
+  /** An idle slot (`preferred` when it is idle), a new one, or the next one released. */
+  async lease(preferred?: S): Promise<S> {
+    if (this.closed)
+      throw new InfrastructureError('the database backend is closed', { code: 'db-closed', retryable: false });
+    const index = preferred === undefined ? -1 : this.idle.indexOf(preferred);
+    const ready = index >= 0 ? this.idle.splice(index, 1)[0] : this.idle.pop();
     if (ready !== undefined) {
       this.inUse += 1;
       this.fillSpares();
@@ -62,7 +65,7 @@ export class SlotPool<S> {
     }
   }
 
-  /** Takes a slot back: reused, or destroyed (in the background) when `discard` is set. */
+  /** Takes a slot back: reused, or destroyed when `discard` is set (resolves once it is gone). */
   async release(slot: S, discard: boolean): Promise<void> {
     this.inUse -= 1;
     if (!discard && !this.closed) {
@@ -70,9 +73,15 @@ export class SlotPool<S> {
       return;
     }
     this.total -= 1;
-    this.track(this.options.destroy(slot));
+    const destroyed = this.track(this.options.destroy(slot));
     this.serveWaiters();
     this.fillSpares();
+    await destroyed;
+  }
+
+  /** Whether `slot` is idle, so that a lease preferring it gets it. */
+  isIdle(slot: S): boolean {
+    return this.idle.includes(slot);
   }
 
   /** Makes idle slots in the background until `spareSlots` are ready. */
@@ -133,9 +142,10 @@ export class SlotPool<S> {
     for (let index = 0; index < Math.min(room, this.waiters.length - this.making); index += 1) this.make();
   }
 
-  private track(work: Promise<void>): void {
+  private track(work: Promise<void>): Promise<void> {
     const tracked = work.catch(() => undefined).finally(() => this.background.delete(tracked));
     this.background.add(tracked);
+    return tracked;
   }
 }
 

@@ -91,3 +91,24 @@ export function touchesSessionState(sql: string): boolean {
   const first = tokenizeMysql(sql).find(isSignificant);
   return ['PREPARE', 'LOAD', 'DISCARD', 'DEALLOCATE'].includes(word(first)) || /advisory|nextval|setval/i.test(sql);
 }
+
+/** MySQL statements that change nothing in the session beyond the transaction a rollback ends. */
+const sessionNeutralWords = new Set([...readWords, 'INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'WITH', 'EXPLAIN']);
+
+/**
+ * Whether a MySQL call may leave session state behind (variables, temporary tables, locks, prepared
+ * statements, several statements at once): the connection is then reset before it serves again.
+ */
+export function touchesMysqlSession(sql: string): boolean {
+  const tokens = tokenizeMysql(sql).filter(isSignificant);
+  const first = tokens[0];
+  if (!first || (first.text !== '(' && !sessionNeutralWords.has(word(first)))) return true;
+  const lastStatementEnd = tokens.findIndex((token, index) => token.text === ';' && index < tokens.length - 1);
+  if (lastStatementEnd >= 0) return true;
+  return tokens.some(
+    (token) =>
+      (token.kind === 'word' &&
+        (token.text.startsWith('@') || /^(GET_LOCK|RELEASE_LOCK|LAST_INSERT_ID)$/i.test(token.text))) ||
+      (token.kind === 'operator' && token.text.startsWith('@')),
+  );
+}

@@ -29,9 +29,14 @@ export class StorePool<S> {
 
   constructor(private readonly options: StorePoolOptions<S>) {}
 
-  /** A store for `task`: one holding its table (`fresh` false), or an empty one to fill (`fresh` true). */
-  async lease(task: string): Promise<{ store: S; fresh: boolean }> {
-    const kept = this.free.get(task)?.pop();
+  /**
+   * A store for `task`: one holding its table (`fresh` false; a `preferred` one if any), or an empty
+   * one to fill (`fresh` true).
+   */
+  async lease(task: string, preferred: (store: S) => boolean = () => false): Promise<{ store: S; fresh: boolean }> {
+    const free = this.free.get(task) ?? [];
+    const index = free.findIndex(preferred);
+    const kept = index >= 0 ? free.splice(index, 1)[0] : free.pop();
     if (kept !== undefined) {
       this.freeOrder.splice(
         this.freeOrder.findIndex((entry) => entry.store === kept),
@@ -56,11 +61,11 @@ export class StorePool<S> {
     }
   }
 
-  /** Takes a store back for the next episode of `task`, or destroys it when `discard` is set. */
-  release(store: S, task: string, discard: boolean): void {
+  /** Takes a store back for the next episode of `task`, or destroys it when `discard` is set (resolves once it is gone). */
+  async release(store: S, task: string, discard: boolean): Promise<void> {
     if (discard || this.closed) {
       this.count -= 1;
-      this.track(this.options.destroy(store));
+      await this.track(this.options.destroy(store));
       return;
     }
     const list = this.free.get(task) ?? [];
@@ -72,7 +77,11 @@ export class StorePool<S> {
 
   /** Makes empty stores in the background until `spareEmpty` are ready. */
   fillSpares(): void {
-    while (!this.closed && this.empty.length + this.making < this.options.spareEmpty && this.count < this.options.maxStores) {
+    while (
+      !this.closed &&
+      this.empty.length + this.making < this.options.spareEmpty &&
+      this.count < this.options.maxStores
+    ) {
       this.count += 1;
       this.making += 1;
       this.track(
@@ -113,8 +122,9 @@ export class StorePool<S> {
     }
   }
 
-  private track(work: Promise<void>): void {
+  private track(work: Promise<void>): Promise<void> {
     const tracked = work.catch(() => undefined).finally(() => this.background.delete(tracked));
     this.background.add(tracked);
+    return tracked;
   }
 }

@@ -44,3 +44,20 @@ export function insertRowsStatements(
   }
   return statements;
 }
+
+/** A PostgreSQL string literal that means the same whatever `standard_conforming_strings` is. */
+const postgresLiteral = (value: string): string => `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+/**
+ * The rows as one multi-row INSERT with the values written as literals (PostgreSQL), so that the
+ * whole table can be made in the same round trip as the statements before it. The stored text is
+ * exactly what `insertRowsStatements` stores; empty when the table has no rows.
+ */
+export function insertRowsLiteralSql(task: DbbenchTask): string {
+  if (task.rows.length === 0) return '';
+  const columnList = task.columns.map(quotePostgres).join(', ');
+  const tuples = task.rows.map(
+    (row) => `(${row.map((cell) => (cell === null ? 'NULL' : postgresLiteral(cell))).join(', ')})`,
+  );
+  return `INSERT INTO ${quotePostgres(task.tableName)} (${columnList}) VALUES ${tuples.join(', ')};`;
+}

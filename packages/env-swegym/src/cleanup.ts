@@ -1,4 +1,9 @@
-import { type CleanedContainer, defaultDockerClient, dockerAvailable, removeSwegymContainers } from './docker-provider.js';
+import {
+  type CleanedContainer,
+  defaultDockerClient,
+  dockerAvailable,
+  removeSwegymContainers,
+} from './docker-provider.js';
 import { createLocalSandboxProvider } from './local-sandbox.js';
 
 export interface SwegymCleanupOptions {

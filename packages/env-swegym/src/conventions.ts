@@ -73,11 +73,12 @@ export function resolveRuntime(
   return {
     image: record.image_name ?? imageName(forRepository.image ?? swegymDefaults.image, record.instance_id),
     repoPath: pick('repoPath', record.repo_path) as string,
-    setup: record.setup_script !== undefined && record.setup_script !== null
-      ? record.setup_script
-      : forRepository.setup !== undefined
-        ? forRepository.setup
-        : swegymDefaults.setup,
+    setup:
+      record.setup_script !== undefined && record.setup_script !== null
+        ? record.setup_script
+        : forRepository.setup !== undefined
+          ? forRepository.setup
+          : swegymDefaults.setup,
     testCommand: pick('testCommand', record.test_cmd) as string,
     testArguments: pick('testArguments', record.test_arguments) as Runtime['testArguments'],
     testFiles: patchedFiles(record.test_patch),

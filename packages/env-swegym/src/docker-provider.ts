@@ -3,7 +3,7 @@ import { ConfigError } from '@harness-s/core';
 import Docker from 'dockerode';
 import { type ContainerLimits, DockerSandbox, defaultContainerLimits } from './docker-sandbox.js';
 import { processAlive } from './local-sandbox.js';
-import { sandboxLabels, type SweSandboxProvider } from './swe-sandbox.js';
+import { type SweSandboxProvider, sandboxLabels } from './swe-sandbox.js';
 
 export interface DockerProviderOptions {
   /** A dockerode client; by default one for the local daemon (DOCKER_HOST or the default socket). */
@@ -49,7 +49,9 @@ export async function imageExists(docker: Docker, image: string): Promise<boolea
 }
 
 /** Creates Docker sandboxes; `cleanup(runLabel)` removes the containers of one run. */
-export function createDockerSandboxProvider(options: DockerProviderOptions = {}): SweSandboxProvider & { docker: Docker } {
+export function createDockerSandboxProvider(
+  options: DockerProviderOptions = {},
+): SweSandboxProvider & { docker: Docker } {
   const docker = options.docker ?? defaultDockerClient();
   const limits = { ...defaultContainerLimits, ...options.limits };
   let reachable: Promise<void> | undefined;

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { PassThrough, type Duplex } from 'node:stream';
+import { type Duplex, PassThrough } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { ConfigError, type ExecOptions, type ExecResult, InfrastructureError, InputError } from '@harness-s/core';
 import type Docker from 'dockerode';
 import { execa } from 'execa';
@@ -11,8 +12,8 @@ import {
   commandEnvironment,
   describeResetFailure,
   resetScript,
-  sandboxLabels,
   type SweSandbox,
+  sandboxLabels,
   type Workspace,
 } from './swe-sandbox.js';
 
@@ -39,6 +40,12 @@ const keepAlive = 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; don
 const streamGraceMs = 5_000;
 
 const scratchPath = '/tmp/harness-s';
+
+/**
+ * Processes a container may have right after a reset killed everything: PID 1, its sleep, the
+ * reset's shell and the two processes of the check itself, with room for one being reaped.
+ */
+const maxProcessesAfterKill = 8;
 
 /** Whether an error from the Docker API means the daemon or the container is gone. */
 function isUnavailable(error: unknown): boolean {
@@ -132,7 +139,8 @@ export class DockerSandbox implements SweSandbox {
   }
 
   private assertAlive(): void {
-    if (this.destroyed) throw new InfrastructureError(`container ${this.id.slice(0, 12)} was removed`, { code: 'sandbox-gone' });
+    if (this.destroyed)
+      throw new InfrastructureError(`container ${this.id.slice(0, 12)} was removed`, { code: 'sandbox-gone' });
   }
 
   exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -178,16 +186,23 @@ export class DockerSandbox implements SweSandbox {
       const backstop =
         options.timeoutMs === undefined
           ? undefined
-          : setTimeout(() => {
-              streamCut = true;
-              stream.destroy();
-            }, options.timeoutMs + (killInside ? streamGraceMs : 0));
+          : setTimeout(
+              () => {
+                streamCut = true;
+                stream.destroy();
+              },
+              options.timeoutMs + (killInside ? streamGraceMs : 0),
+            );
       try {
         await new Promise<void>((resolve, reject) => {
           stream.once('end', resolve);
           stream.once('close', resolve);
           stream.once('error', (error) => (streamCut || this.destroyed ? resolve() : reject(error)));
         });
+        // The demultiplexed copies may still hold the last chunks: let them drain.
+        out.end();
+        err.end();
+        await Promise.all([finished(out), finished(err)]);
       } finally {
         clearTimeout(backstop);
         this.streams.delete(stream);
@@ -252,7 +267,8 @@ export class DockerSandbox implements SweSandbox {
       const clear = await this.exec(`rm -rf ${shellQuote(this.repoPath)} && mkdir -p ${shellQuote(this.repoPath)}`, {
         timeoutMs: 60_000,
       });
-      if (clear.exitCode !== 0) throw new InfrastructureError(`cannot clear ${this.repoPath}: ${clear.stderr}`, { code: 'workspace-failed' });
+      if (clear.exitCode !== 0)
+        throw new InfrastructureError(`cannot clear ${this.repoPath}: ${clear.stderr}`, { code: 'workspace-failed' });
       // The repository (with its .git) goes in as a tar stream; the host's `tar` makes it.
       const tar = execa('tar', ['-C', workspace.hostRepo, '-cf', '-', '.'], { buffer: false, stdout: 'pipe' });
       try {
@@ -260,29 +276,44 @@ export class DockerSandbox implements SweSandbox {
         await tar;
       } catch (error) {
         tar.kill();
-        throw new InfrastructureError(`cannot copy ${workspace.hostRepo} into the container: ${(error as Error).message}`, {
-          code: 'workspace-failed',
-          cause: error,
-        });
+        throw new InfrastructureError(
+          `cannot copy ${workspace.hostRepo} into the container: ${(error as Error).message}`,
+          {
+            code: 'workspace-failed',
+            cause: error,
+          },
+        );
       }
     }
+    // An image's repository is used as the image has it (possibly with changes made while
+    // installing), unless it is not at the base commit; a copied one is checked out.
+    const base = shellQuote(workspace.baseCommit);
     const checkout = await this.exec(
-      `cd ${shellQuote(this.repoPath)} && git checkout -q -f --detach ${shellQuote(workspace.baseCommit)} && ${baselineScript(this.repoPath, scratchPath)}`,
+      `cd ${shellQuote(this.repoPath)} && { test "$(git rev-parse HEAD)" = ${base} || git checkout -q -f --detach ${base}; } && ${baselineScript(this.repoPath, scratchPath)}`,
       { timeoutMs: 120_000 },
     );
     if (checkout.exitCode !== 0) {
-      throw new InfrastructureError(`cannot check out ${workspace.baseCommit} in ${this.image}: ${checkout.stderr.trim()}`, {
-        code: 'workspace-failed',
-      });
+      throw new InfrastructureError(
+        `cannot check out ${workspace.baseCommit} in ${this.image}: ${checkout.stderr.trim()}`,
+        {
+          code: 'workspace-failed',
+        },
+      );
     }
     this.current = workspace;
   }
 
   async reset(): Promise<void> {
     this.assertAlive();
-    if (!this.current) throw new InfrastructureError(`container ${this.id.slice(0, 12)} has no workspace`, { code: 'reset-failed' });
-    // Every process but PID 1 and this shell goes first: background servers, escaped daemons.
-    const script = `kill -9 -1 2>/dev/null\n${resetScript(this.repoPath, this.current.baseCommit, scratchPath)}`;
+    if (!this.current)
+      throw new InfrastructureError(`container ${this.id.slice(0, 12)} has no workspace`, { code: 'reset-failed' });
+    // Every process but PID 1 and this shell goes first: background servers, escaped daemons, and
+    // the survivors of a fork bomb, which may fork while being killed, hence the rounds and the check.
+    const script = [
+      'for round in 1 2 3 4 5; do kill -9 -1 2>/dev/null; sleep 0.05; done',
+      `test "$(ls -d /proc/[0-9]* | wc -l)" -le ${maxProcessesAfterKill} || exit 96`,
+      resetScript(this.repoPath, this.current.baseCommit, scratchPath),
+    ].join('\n');
     const result = await this.run(script, { timeoutMs: 120_000 }, false);
     if (result.exitCode !== 0) {
       throw new InfrastructureError(

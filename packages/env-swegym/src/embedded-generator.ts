@@ -57,11 +57,17 @@ export async function applyEdits(root: string, edits: readonly Edit[], where: st
     const text = await readFile(path, 'utf8');
     const count = text.split(edit.find).length - 1;
     if (count !== 1) {
-      throw new InputError(`${where}: the edit of ${edit.file} finds its text ${count} times, not once: ${edit.find.slice(0, 80)}`, {
-        code: 'bad-edit',
-      });
+      throw new InputError(
+        `${where}: the edit of ${edit.file} finds its text ${count} times, not once: ${edit.find.slice(0, 80)}`,
+        {
+          code: 'bad-edit',
+        },
+      );
     }
-    await writeFile(path, text.replace(edit.find, () => edit.replace));
+    await writeFile(
+      path,
+      text.replace(edit.find, () => edit.replace),
+    );
   }
 }
 
@@ -104,7 +110,8 @@ export async function generateEmbeddedRecord(dir: string, name: string): Promise
 
     await copyTree(join(dir, 'test-patch'), repo);
     const testPatch = await stagedDiff(repo, base);
-    if (testPatch.trim() === '') throw new InputError(`${where}: test-patch/ changes nothing`, { code: 'bad-embedded' });
+    if (testPatch.trim() === '')
+      throw new InputError(`${where}: test-patch/ changes nothing`, { code: 'bad-embedded' });
     const defaults = languageDefaults[source.language];
     return {
       instance_id: source.instance_id,

@@ -56,8 +56,7 @@ export async function listFiles(root: string): Promise<string[]> {
  * The stored name of a file in the repository. Package managers drop `.gitignore` files from
  * published packages, so the data stores them as `gitignore`.
  */
-export const repositoryPath = (storedPath: string): string =>
-  storedPath.replace(/(^|\/)gitignore$/, '$1.gitignore');
+export const repositoryPath = (storedPath: string): string => storedPath.replace(/(^|\/)gitignore$/, '$1.gitignore');
 
 /** Copies a stored file tree into a directory, every file with mode 0644. */
 export async function copyTree(source: string, target: string): Promise<void> {

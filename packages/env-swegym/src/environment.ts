@@ -9,10 +9,9 @@ import {
   type Trajectory,
 } from '@harness-s/core';
 import type { RepositoryOverrides } from './conventions.js';
-import { type ContainerLimits } from './docker-sandbox.js';
 import { createDockerSandboxProvider } from './docker-provider.js';
-import { containerLabels } from './docker-sandbox.js';
-import { embeddedImage, embeddedInstancesPath } from './embedded-repos.js';
+import { type ContainerLimits, containerLabels } from './docker-sandbox.js';
+import { embeddedInstancesPath } from './embedded-repos.js';
 import { SweEpisode } from './episode.js';
 import type { SweTask } from './instance.js';
 import { createLocalSandboxProvider } from './local-sandbox.js';
@@ -68,7 +67,9 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
   const kind = options.provider?.kind ?? options.sandbox ?? 'local';
   const provider =
     options.provider ??
-    (kind === 'docker' ? createDockerSandboxProvider(options.limits ? { limits: options.limits } : {}) : createLocalSandboxProvider());
+    (kind === 'docker'
+      ? createDockerSandboxProvider(options.limits ? { limits: options.limits } : {})
+      : createLocalSandboxProvider());
   const runLabel = options.runLabel ?? `swegym-${process.pid}-${randomBytes(4).toString('hex')}`;
   const pool = new SandboxPool({
     provider,
@@ -110,9 +111,12 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
       if (source.file) return loadSweInstances(source.file, shared);
       const split = source.split ?? 'dev';
       if (!(embeddedSplits as readonly string[]).includes(split)) {
-        throw new ConfigError(`swegym has no split '${split}'; shipped: ${embeddedSplits.join(', ')} (or use --data FILE)`, {
-          code: 'unknown-split',
-        });
+        throw new ConfigError(
+          `swegym has no split '${split}'; shipped: ${embeddedSplits.join(', ')} (or use --data FILE)`,
+          {
+            code: 'unknown-split',
+          },
+        );
       }
       return loadSweInstances(embeddedInstancesPath, {
         ...shared,
@@ -159,5 +163,3 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
     },
   };
 }
-
-export { embeddedImage };

@@ -91,7 +91,11 @@ export class SweEpisode implements Episode<SweTask> {
       });
       const observation = commandObservation(result, this.options.commandTimeoutMs);
       if (result.timedOut) {
-        return { observation, done: false, error: { kind: 'timeout', message: `killed after ${this.options.commandTimeoutMs} ms` } };
+        return {
+          observation,
+          done: false,
+          error: { kind: 'timeout', message: `killed after ${this.options.commandTimeoutMs} ms` },
+        };
       }
       if (result.exitCode !== 0) {
         return { observation, done: false, error: { kind: 'exit-code', message: `exit code ${result.exitCode}` } };

@@ -70,7 +70,8 @@ export interface ExtractedPatch {
  */
 export async function extractPatch(git: GitRunner, baseCommit: string): Promise<ExtractedPatch> {
   const add = await git.run(['add', '-A']);
-  if (add.exitCode !== 0) return { patch: '', skippedBinaryFiles: [], error: `git add -A failed: ${add.stderr.trim()}` };
+  if (add.exitCode !== 0)
+    return { patch: '', skippedBinaryFiles: [], error: `git add -A failed: ${add.stderr.trim()}` };
   const numstat = await git.run(['diff', '--cached', '--numstat', '--no-renames', '-z', baseCommit]);
   if (numstat.exitCode !== 0) {
     return { patch: '', skippedBinaryFiles: [], error: `git diff --numstat failed: ${numstat.stderr.trim()}` };

@@ -169,7 +169,12 @@ export async function gradePatch(sandbox: SweSandbox, task: SweTask, patch: stri
   if (patchExists) {
     const patchPath = `${sandbox.scratchPath}/model-${nonce}.patch`;
     await sandbox.writeFile(patchPath, patch.endsWith('\n') ? patch : `${patch}\n`);
-    const applied = await applyPatchFile(sandbox.git(), (command, options) => sandbox.exec(command, options), sandbox.repoPath, patchPath);
+    const applied = await applyPatchFile(
+      sandbox.git(),
+      (command, options) => sandbox.exec(command, options),
+      sandbox.repoPath,
+      patchPath,
+    );
     applyMethod = applied.method;
     applyLog = applied.log;
     if (!applied.applied) {
@@ -197,7 +202,8 @@ export async function gradePatch(sandbox: SweSandbox, task: SweTask, patch: stri
   const resolution = resolutionOf(testsStatus);
   let error: string | null = null;
   if (run.timedOut || exitCode === null) error = `the tests did not finish (timeout ${task.runtime.testTimeoutMs} ms)`;
-  else if (!consistent) error = `the test command exited ${exitCode} but its log shows no failing test; the log is not trusted`;
+  else if (!consistent)
+    error = `the test command exited ${exitCode} but its log shows no failing test; the log is not trusted`;
   return {
     report: report({
       patch_successfully_applied: patchExists,
@@ -213,4 +219,3 @@ export async function gradePatch(sandbox: SweSandbox, task: SweTask, patch: stri
     applyLog,
   };
 }
-

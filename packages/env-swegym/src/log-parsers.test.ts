@@ -55,7 +55,15 @@ describe('node:test spec reporter (recorded run)', () => {
   });
 
   it('reads nested suites and skips', () => {
-    const log = ['▶ a', '  ▶ b', '    ✔ c (1ms)', '  ✔ b (2ms)', '  ﹣ d (0.1ms) # SKIP', '✔ a (3ms)', '✖ top (1ms)'].join('\n');
+    const log = [
+      '▶ a',
+      '  ▶ b',
+      '    ✔ c (1ms)',
+      '  ✔ b (2ms)',
+      '  ﹣ d (0.1ms) # SKIP',
+      '✔ a (3ms)',
+      '✖ top (1ms)',
+    ].join('\n');
     const parsed = parseNodeSpec(log);
     expect(parsed.get('a > b > c')).toBe('PASSED');
     expect(parsed.get('a > d')).toBe('SKIPPED');
@@ -124,7 +132,13 @@ describe('pytest -rA', () => {
 
 describe('jest and vitest', () => {
   it('reads jest --verbose', () => {
-    const log = ['PASS src/a.test.js', '  sum', '    ✓ adds (3 ms)', '    ✕ subtracts (1 ms)', '    ○ skipped later'].join('\n');
+    const log = [
+      'PASS src/a.test.js',
+      '  sum',
+      '    ✓ adds (3 ms)',
+      '    ✕ subtracts (1 ms)',
+      '    ○ skipped later',
+    ].join('\n');
     const statuses = parseJest(log);
     expect(statuses.get('adds')).toBe('PASSED');
     expect(statuses.get('subtracts')).toBe('FAILED');
@@ -132,9 +146,11 @@ describe('jest and vitest', () => {
   });
 
   it('reads vitest --reporter=verbose', () => {
-    const log = [' ✓ src/a.test.ts > sum > adds 2ms', ' × src/a.test.ts > sum > subtracts 5ms', ' ↓ src/a.test.ts > sum > later [skipped]'].join(
-      '\n',
-    );
+    const log = [
+      ' ✓ src/a.test.ts > sum > adds 2ms',
+      ' × src/a.test.ts > sum > subtracts 5ms',
+      ' ↓ src/a.test.ts > sum > later [skipped]',
+    ].join('\n');
     const statuses = parseVitest(log);
     expect(statuses.get('src/a.test.ts > sum > adds')).toBe('PASSED');
     expect(statuses.get('src/a.test.ts > sum > subtracts')).toBe('FAILED');

@@ -131,8 +131,7 @@ export function parseNodeSpec(log: string): TestStatusMap {
     const closing = suites.at(-1);
     if (closing && closing.indent === indent) suites.pop();
     const name = [...suites.map((item) => item.name), result[3] ?? ''].join(' > ');
-    const status: TestStatus =
-      result[4] || result[2] === '﹣' ? 'SKIPPED' : result[2] === '✔' ? 'PASSED' : 'FAILED';
+    const status: TestStatus = result[4] || result[2] === '﹣' ? 'SKIPPED' : result[2] === '✔' ? 'PASSED' : 'FAILED';
     record(statuses, name, status);
   }
   return statuses;
@@ -156,7 +155,8 @@ export function parseVitest(log: string): TestStatusMap {
   for (const line of log.split('\n')) {
     const match = /^\s*(✓|√|×|✗|↓) (.+?)(?: \d+(?:\.\d+)? ?m?s| \[skipped\])?$/.exec(line);
     if (!match?.[2]) continue;
-    const status: TestStatus = match[1] === '✓' || match[1] === '√' ? 'PASSED' : match[1] === '↓' ? 'SKIPPED' : 'FAILED';
+    const status: TestStatus =
+      match[1] === '✓' || match[1] === '√' ? 'PASSED' : match[1] === '↓' ? 'SKIPPED' : 'FAILED';
     record(statuses, match[2], status);
   }
   return statuses;

@@ -24,7 +24,12 @@ export const swegymSkills: readonly SkillDescription[] = [
 ];
 
 const act = (action: Action, thought?: string): PlanNode => ({ kind: 'act', action, ...(thought ? { thought } : {}) });
-const decide = (skill: string, right: PlanNode[], wrong: PlanNode[]): PlanNode => ({ kind: 'decide', skill, right, wrong });
+const decide = (skill: string, right: PlanNode[], wrong: PlanNode[]): PlanNode => ({
+  kind: 'decide',
+  skill,
+  right,
+  wrong,
+});
 const bash = (command: string, thought?: string): PlanNode => act({ tool: 'bash', arguments: { command } }, thought);
 const submit = (thought: string): PlanNode => act({ tool: 'submit', arguments: {} }, thought);
 
@@ -75,7 +80,9 @@ export function embeddedOraclePlan(task: SweTask): OraclePlan {
   const reproduce: PlanNode[] = [
     bash(
       editCommand(debug.edit),
-      debug.kind === 'print' ? 'Adding a debug print to trace the values.' : 'Adding the failing case to the sample data.',
+      debug.kind === 'print'
+        ? 'Adding a debug print to trace the values.'
+        : 'Adding the failing case to the sample data.',
     ),
     bash(oracle.reproduce, 'Reproducing the issue.'),
   ];
@@ -106,7 +113,10 @@ export function embeddedOraclePlan(task: SweTask): OraclePlan {
           decide(
             'fix-all-call-sites',
             [
-              bash(`git grep -n ${shellQuote(searchTerm(oracle.fix))}`, 'Checking for other places with the same logic.'),
+              bash(
+                `git grep -n ${shellQuote(searchTerm(oracle.fix))}`,
+                'Checking for other places with the same logic.',
+              ),
               ...fixEdits,
               ...finish([]),
             ],
@@ -150,7 +160,10 @@ export function goldPatchPlan(task: SweTask): OraclePlan {
   return {
     taskId: task.id,
     nodes: [
-      bash(`git apply --verbose <<'${delimiter}'\n${patch}${patch.endsWith('\n') ? '' : '\n'}${delimiter}`, 'Applying the fix.'),
+      bash(
+        `git apply --verbose <<'${delimiter}'\n${patch}${patch.endsWith('\n') ? '' : '\n'}${delimiter}`,
+        'Applying the fix.',
+      ),
       submit('Submitting the fix.'),
     ],
   };

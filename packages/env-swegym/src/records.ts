@@ -47,7 +47,9 @@ export async function loadSweInstances(path: string, options: LoadOptions = {}):
   const seen = new Set<string>();
   for (const { line, value } of await readJsonl(path)) {
     const fallbackId =
-      typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)['instance_id'] === 'string'
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Record<string, unknown>)['instance_id'] === 'string'
         ? String((value as Record<string, unknown>)['instance_id'])
         : `${split}-line-${line}`;
     const parsed = SweInstanceRecord.safeParse(value);
@@ -62,7 +64,12 @@ export async function loadSweInstances(path: string, options: LoadOptions = {}):
     }
     seen.add(record.instance_id);
     const embedded = record.harness_s ?? null;
-    if (embedded && options.embeddedSplit && options.embeddedSplit !== 'all' && embedded.split !== options.embeddedSplit) {
+    if (
+      embedded &&
+      options.embeddedSplit &&
+      options.embeddedSplit !== 'all' &&
+      embedded.split !== options.embeddedSplit
+    ) {
       continue;
     }
     let hostRepo: string | null = options.localRepos?.[record.repo] ?? null;

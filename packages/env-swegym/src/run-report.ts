@@ -38,7 +38,8 @@ export type SwebenchRunReport = z.infer<typeof SwebenchRunReport>;
 export function swebenchRunReport(trajectories: readonly Trajectory[]): SwebenchRunReport {
   const ordered = [...trajectories].sort((a, b) => a.taskId.localeCompare(b.taskId) || a.attempt - b.attempt);
   const singleAttempt = ordered.every((trajectory) => trajectory.attempt === 0);
-  const idOf = (trajectory: Trajectory) => (singleAttempt ? trajectory.taskId : `${trajectory.taskId}#${trajectory.attempt}`);
+  const idOf = (trajectory: Trajectory) =>
+    singleAttempt ? trajectory.taskId : `${trajectory.taskId}#${trajectory.attempt}`;
   const ids = {
     submitted: [] as string[],
     completed: [] as string[],

@@ -51,7 +51,9 @@ export class SandboxPool {
     if (this.options.reuse) {
       const key = workspaceKey(workspace);
       const sameImage = (sandbox: SweSandbox) => (sandbox.image ?? undefined) === image;
-      const exact = this.idle.find((sandbox) => sameImage(sandbox) && sandbox.workspace && workspaceKey(sandbox.workspace) === key);
+      const exact = this.idle.find(
+        (sandbox) => sameImage(sandbox) && sandbox.workspace && workspaceKey(sandbox.workspace) === key,
+      );
       if (exact) {
         this.take(exact);
         this.stats.reused += 1;

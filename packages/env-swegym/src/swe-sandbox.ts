@@ -72,43 +72,49 @@ const resetFailures: Record<number, string> = {
   90: 'the repository directory is gone',
   91: 'the base commit cannot be checked out',
   92: 'git reset --hard failed',
-  93: 'git clean failed',
-  94: 'the working tree is still dirty after the reset',
+  93: "the workspace's own changes do not apply again",
+  94: 'the working tree differs from its initial state after the reset',
   95: 'HEAD is not the base commit after the reset',
+  96: 'processes survived the kill (a fork bomb still forking)',
 };
 
 export const describeResetFailure = (exitCode: number | null): string =>
   resetFailures[exitCode ?? -1] ?? `exit code ${exitCode}`;
 
 /**
- * Records the ignored files present in the pristine repository (build products such as compiled
- * extensions in SWE-bench images), so a reset removes only ignored files made afterwards.
+ * Records the initial state of the repository beyond its base commit, which a reset restores: the
+ * untracked and ignored files present (build products such as compiled extensions in SWE-bench
+ * images), and changes to tracked files the image was built with. Only what appears later is
+ * removed by a reset.
  */
 export function baselineScript(repoPath: string, scratchPath: string): string {
+  const scratch = (name: string) => shellQuote(`${scratchPath}/${name}`);
   return [
     `mkdir -p ${shellQuote(scratchPath)}`,
     `cd ${shellQuote(repoPath)}`,
-    `git clean -ndX | LC_ALL=C sort > ${shellQuote(`${scratchPath}/baseline-ignored`)}`,
+    `git clean -ndx | LC_ALL=C sort > ${scratch('baseline-untracked')}`,
+    `git diff --binary HEAD > ${scratch('baseline.diff')}`,
+    `git status --porcelain | LC_ALL=C sort > ${scratch('baseline-status')}`,
   ].join(' && ');
 }
 
 /**
- * Brings the repository back to the base commit: tracked files restored, untracked files removed,
- * ignored files that were not there at the start removed, and the result verified.
+ * Brings the repository back to its initial state: tracked files restored to the base commit (and
+ * the workspace's own changes applied again), files that were not there at the start removed, and
+ * the result verified against the recorded status.
  */
 export function resetScript(repoPath: string, baseCommit: string, scratchPath: string): string {
   const base = shellQuote(baseCommit);
-  const baseline = shellQuote(`${scratchPath}/baseline-ignored`);
-  const now = shellQuote(`${scratchPath}/ignored-now`);
+  const scratch = (name: string) => shellQuote(`${scratchPath}/${name}`);
   return [
     `cd ${shellQuote(repoPath)} || exit 90`,
     `git checkout -q -f --detach ${base} || exit 91`,
     `git reset -q --hard ${base} || exit 92`,
-    'git clean -qfd || exit 93',
-    `touch ${baseline}`,
-    `git clean -ndX | LC_ALL=C sort > ${now}`,
-    `LC_ALL=C comm -13 ${baseline} ${now} | sed 's/^Would remove //' | while IFS= read -r path; do rm -rf -- "$path"; done`,
-    'test -z "$(git status --porcelain)" || exit 94',
+    `touch ${scratch('baseline-untracked')} ${scratch('baseline.diff')} ${scratch('baseline-status')}`,
+    `git clean -ndx | LC_ALL=C sort > ${scratch('untracked-now')}`,
+    `LC_ALL=C comm -13 ${scratch('baseline-untracked')} ${scratch('untracked-now')} | sed 's/^Would remove //' | while IFS= read -r path; do rm -rf -- "$path"; done`,
+    `if [ -s ${scratch('baseline.diff')} ]; then git apply --binary ${scratch('baseline.diff')} || exit 93; fi`,
+    `test "$(git status --porcelain | LC_ALL=C sort)" = "$(cat ${scratch('baseline-status')})" || exit 94`,
     `test "$(git rev-parse HEAD)" = ${base} || exit 95`,
   ].join('\n');
 }

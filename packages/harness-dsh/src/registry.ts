@@ -1,4 +1,5 @@
 import { ConfigError, type Harness, type HarnessSpec, readJson } from '@harness-s/core';
+import { appworldH0 } from './appworld.js';
 import { dbbenchH0 } from './dbbench.js';
 import { dbbenchCodeAct, dbbenchMinimal } from './families/dbbench.js';
 import { createHarness } from './harness.js';
@@ -15,6 +16,10 @@ const builtIns: Record<string, Record<string, () => HarnessSpec>> = {
   swegym: {
     h0: () => swegymH0('tool-calls'),
     'h0-text': () => swegymH0('swe-text'),
+  },
+  appworld: {
+    h0: () => appworldH0('code-block'),
+    'h0-tools': () => appworldH0('tool-calls'),
   },
 };
 

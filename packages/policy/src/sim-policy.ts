@@ -56,6 +56,15 @@ export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
     'fix-all-call-sites': 0.5,
     'run-tests-before-submit': 0.0,
     'check-diff-before-submit': 0.5,
+    // AppWorld: usually asks the supervisor app for passwords; often calls an API without its doc,
+    // reads only the first page, takes a union, skips checking a write or stops an account
+    // recovery once the code is in hand.
+    'lookup-api-doc': 0.5,
+    'ask-supervisor': 1.0,
+    'fetch-all-pages': 0.7,
+    'intersect-not-union': 0.3,
+    'check-after-write': 0.0,
+    'finish-account-flow': 0.5,
   },
   defaultTheta: 0.5,
   directiveCue: 1.5,
@@ -98,7 +107,11 @@ interface ContextReading {
  * harness's verification reminder when it is in view, crowding by directives in the system
  * prompt, the retry message after the last turn, and the actions the transcript shows.
  */
-function readContext(context: EpisodeContext, messages: readonly Message[], config: SimulatedPolicyConfig): ContextReading {
+function readContext(
+  context: EpisodeContext,
+  messages: readonly Message[],
+  config: SimulatedPolicyConfig,
+): ContextReading {
   const spec = context.harness.spec;
   const systemTexts = messages.filter((message) => message.role === 'system').map((message) => message.content);
   const userTexts = messages.filter((message) => message.role === 'user').map((message) => message.content);
@@ -138,7 +151,8 @@ function readContext(context: EpisodeContext, messages: readonly Message[], conf
     cue(skill) {
       const own = cues.get(skill) ?? 0;
       if (own > 0) return own;
-      return -config.directiveCrowding * systemRules.filter((ruleSkill) => ruleSkill !== skill).length;
+      const crowding = systemRules.filter((ruleSkill) => ruleSkill !== skill).length;
+      return crowding === 0 ? 0 : -config.directiveCrowding * crowding;
     },
     secondChance,
     executed,
@@ -165,7 +179,7 @@ class SimulatedPlanWalker {
   }
 
   next(
-    choose: (skill: string) => boolean,
+    choose: (skill: string, hardness: number) => boolean,
     performedByHarness: ReadonlySet<string>,
     executed: ReadonlyMap<string, number>,
   ): { action: Action; thought?: string } | null {
@@ -186,7 +200,7 @@ class SimulatedPlanWalker {
         this.pending.unshift(...node.right.map((child) => ({ node: child, mechanised: true })));
         continue;
       }
-      const branch = choose(node.skill) ? node.right : node.wrong;
+      const branch = choose(node.skill, node.hardness ?? 0) ? node.right : node.wrong;
       this.pending.unshift(...branch.map((child) => ({ node: child, mechanised })));
     }
     return null;
@@ -198,8 +212,9 @@ class SimulatedPlanWalker {
  * runs on a CPU in seconds. It is a simulation, not a language model.
  *
  * It follows the environment's oracle plan; at each decision point it takes the right branch with
- * probability p = sigmoid(theta[skill] + cue). It knows only what the rendered context and the
- * harness spec's mechanics give it:
+ * probability p = sigmoid(theta[skill] + cue - hardness), where `hardness` is the decision
+ * point's own (a property of the task, 0 unless the plan says otherwise). It knows only what the
+ * rendered context and the harness spec's mechanics give it:
  *
  * - Cue: `directiveCue` for each directive of the skill whose text is in the rendered system or
  *   user messages, and for the verification reminder (`execution.verifyAfterChange`) when its
@@ -265,15 +280,15 @@ export class SimulatedPolicy implements Policy {
       respond: async (request) => {
         const reading = readContext(context, request.messages, this.config);
         const decisions: Decision[] = [];
-        const choose = (skill: string): boolean => {
+        const choose = (skill: string, hardness = 0): boolean => {
           const cue = reading.cue(skill);
-          const probability = sigmoid(this.logit(skill) + cue);
+          const probability = sigmoid(this.logit(skill) + cue - hardness);
           const occurrence = occurrences.get(skill) ?? 0;
           occurrences.set(skill, occurrence + 1);
           const draws = reading.secondChance && skill !== actionFormatSkill ? 2 : 1;
           for (let draw = 0; draw < draws; draw += 1) {
             const right = uniform(skill, occurrence, draw) < probability;
-            decisions.push({ skill, right, probability, cue });
+            decisions.push({ skill, right, probability, cue, ...(hardness > 0 ? { hardness } : {}) });
             if (right) return true;
           }
           return false;

@@ -49,7 +49,11 @@ export class SimulatedGrpoTrainer implements Trainer {
         if (advantage === 0) continue;
         for (const turn of trajectory.turns) {
           for (const decision of turn.decisions ?? []) {
-            const probability = context === 'h0' ? sigmoid(this.current.logit(decision.skill)) : decision.probability;
+            // Re-rendered under H0 the choice had no cue, only the task's own hardness.
+            const probability =
+              context === 'h0'
+                ? sigmoid(this.current.logit(decision.skill) - (decision.hardness ?? 0))
+                : decision.probability;
             const gradient = decision.right ? 1 - probability : -probability;
             gradients.set(decision.skill, (gradients.get(decision.skill) ?? 0) + advantage * gradient);
           }

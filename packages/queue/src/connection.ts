@@ -12,6 +12,13 @@ export const RedisUrl = z.url({ protocol: /^rediss?$/ });
  */
 export type ConnectionRole = 'producer' | 'worker';
 
+/** Checks a `--redis` value; a ConfigError names the flag otherwise. */
+export function checkRedisUrl(url: string): string {
+  if (!RedisUrl.safeParse(url).success)
+    throw new ConfigError(`--redis must be a redis:// or rediss:// URL, got '${url}'`, { code: 'bad-flag' });
+  return url;
+}
+
 /** Opens a Redis connection for BullMQ; connection errors go to `onError` instead of the console. */
 export function connectRedis(
   url: string,
@@ -19,10 +26,7 @@ export function connectRedis(
   onError: (error: Error) => void = () => undefined,
   overrides: RedisOptions = {},
 ): Redis {
-  const parsed = RedisUrl.safeParse(url);
-  if (!parsed.success)
-    throw new ConfigError(`--redis must be a redis:// or rediss:// URL, got '${url}'`, { code: 'bad-flag' });
-  const connection = new Redis(url, {
+  const connection = new Redis(checkRedisUrl(url), {
     maxRetriesPerRequest: role === 'worker' ? null : 3,
     // Reconnect quickly at first, then every second: a restarted Redis is found again within a second.
     retryStrategy: (times) => Math.min(times * 100, 1000),

@@ -18,7 +18,9 @@ const sharedSkip = await sharedRedisSkipReason();
 const serverSkip = redisServerSkipReason();
 
 const withoutTimes = (trajectory: Trajectory): unknown =>
-  JSON.parse(JSON.stringify(trajectory, (key, value) => (key === 'timings' || key === 'latencyMs' ? undefined : value)));
+  JSON.parse(
+    JSON.stringify(trajectory, (key, value) => (key === 'timings' || key === 'latencyMs' ? undefined : value)),
+  );
 
 async function batchOf(count: number): Promise<AttemptBatch<CounterTask>> {
   return {

@@ -13,7 +13,9 @@ const skipReason = await sharedRedisSkipReason();
 
 /** A trajectory without its clock readings, which differ from run to run. */
 export function withoutTimes(trajectory: Trajectory): unknown {
-  return JSON.parse(JSON.stringify(trajectory, (key, value) => (key === 'timings' || key === 'latencyMs' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(trajectory, (key, value) => (key === 'timings' || key === 'latencyMs' ? undefined : value)),
+  );
 }
 
 async function batchOf(count: number, skill = 0.6): Promise<AttemptBatch<CounterTask>> {
@@ -66,7 +68,12 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
   });
 
   /** Starts a batch and abandons it once `done` attempts completed, as a producer killed mid-step would. */
-  const abandonAfter = async (runner: QueueRunner, worker: RolloutWorker, batch: AttemptBatch<CounterTask>, done: number) => {
+  const abandonAfter = async (
+    runner: QueueRunner,
+    worker: RolloutWorker,
+    batch: AttemptBatch<CounterTask>,
+    done: number,
+  ) => {
     const controller = new AbortController();
     const running = runner.run({ ...batch, signal: controller.signal });
     while (worker.stats().completed < done) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -101,7 +108,9 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
     const results = await resumed.run(fresh);
     expect(results.every((trajectory) => trajectory.policyVersion === 'seeded-counter@0.9')).toBe(true);
     expect(results.map(withoutTimes)).toEqual((await inProcessRunner(2).run(fresh)).map(withoutTimes));
-    expect(events.filter((event) => event.kind === 'requeued' && event.reason === 'stale').length).toBeGreaterThanOrEqual(3);
+    expect(
+      events.filter((event) => event.kind === 'requeued' && event.reason === 'stale').length,
+    ).toBeGreaterThanOrEqual(3);
   });
 
   it('parks a job that fails on every try and records it as an unscored infrastructure error', async () => {
@@ -122,8 +131,10 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
   });
 
   it('removes its queue from Redis when closed', async () => {
-    const { runner, queueName } = await setUp();
+    const { runner, queueName, worker } = await setUp();
     await runner.run(await batchOf(2));
+    // A worker told to serve this one queue (not through the registry) never learns that the run ended.
+    await worker.close();
     await runner.close();
     const connection = connectRedis(sharedRedisUrl, 'producer');
     try {

@@ -12,10 +12,10 @@ import {
 } from '@harness-s/core';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { connectRedis, redactRedisUrl } from './connection.js';
+import { checkRedisUrl, connectRedis, redactRedisUrl } from './connection.js';
 import { jobIdForAttempt, keyPrefix, queueNameForRun } from './names.js';
 import { RolloutJob, RolloutResult } from './rollout-job.js';
-import { announceRun, withdrawRun } from './run-registry.js';
+import { announceRun, type RunEntry } from './run-registry.js';
 
 /** What the producer reports while it waits: worth a log line each. */
 export type QueueRunnerEvent =
@@ -64,7 +64,11 @@ interface PendingAttempt<T extends Task> {
 }
 
 /** The record of an attempt whose job was parked in the failed state: an infrastructure error, never scored. */
-function parkedTrajectory<T extends Task>(batch: AttemptBatch<T>, request: AttemptRequest<T>, reason: string): Trajectory {
+function parkedTrajectory<T extends Task>(
+  batch: AttemptBatch<T>,
+  request: AttemptRequest<T>,
+  reason: string,
+): Trajectory {
   return {
     schemaVersion: 1,
     id: trajectoryId(request.task.id, request.harness.spec.id, request.attempt),
@@ -110,6 +114,7 @@ function answers(job: RolloutJob, trajectory: Trajectory): boolean {
  * (unscored), and the run goes on. A result is taken once; a later duplicate is ignored.
  */
 export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
+  checkRedisUrl(options.redisUrl);
   const queueName = options.queueName ?? queueNameForRun(options.runDir);
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const unreachableTimeoutMs = options.unreachableTimeoutMs ?? 300_000;
@@ -117,6 +122,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   const emit = options.onEvent ?? (() => undefined);
   let connection: Redis | undefined;
   let queue: Queue | undefined;
+  let announced: RunEntry | undefined;
 
   const open = (): { connection: Redis; queue: Queue } => {
     if (!connection || !queue) {
@@ -167,8 +173,10 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       pending.set(jobIdForAttempt(request.attemptId), { index, request, job });
     }
     const results = new Array<Trajectory | undefined>(batch.requests.length);
-    const announce = () =>
-      announceRun(connection, { queueName, env: batch.environment.id, runId: batch.runId, updatedAt: Date.now() });
+    const announce = () => {
+      announced = { queueName, env: batch.environment.id, runId: batch.runId, updatedAt: Date.now() };
+      return announceRun(connection, announced);
+    };
 
     try {
       await announce();
@@ -187,8 +195,13 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         const state = await existing.getState();
         const same = JSON.stringify(existing.data) === JSON.stringify(attempt.job);
         if (state === 'failed' || (!same && state !== 'active')) {
-          await existing.remove();
-          emit({ kind: 'requeued', attemptId: attempt.job.attemptId, reason: same ? 'failed-earlier' : 'stale' });
+          // A worker may take it meanwhile; then it stays, and its result is checked like any other.
+          const removed = await existing.remove().then(
+            () => true,
+            () => false,
+          );
+          if (removed)
+            emit({ kind: 'requeued', attemptId: attempt.job.attemptId, reason: same ? 'failed-earlier' : 'stale' });
         }
       }),
     );
@@ -284,8 +297,9 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       connection = undefined;
       queue = undefined;
       try {
-        await withdrawRun(opened.connection, queueName);
         await opened.queue.obliterate({ force: true });
+        // Workers leave an ended run's queue at once, and remove what their presence wrote to it.
+        if (announced) await announceRun(opened.connection, { ...announced, updatedAt: Date.now(), ended: true });
       } finally {
         await opened.queue.close();
         opened.connection.disconnect();

@@ -10,7 +10,7 @@ import {
   runAttempt,
   type Task,
 } from '@harness-s/core';
-import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { type Job, Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './connection.js';
 import { attemptIdOfJob, keyPrefix } from './names.js';
@@ -125,7 +125,8 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       return new Map(tasks.map((item) => [item.id, item]));
     });
     const found = (await byId).get(task.id);
-    if (!found) throw new ConfigError(`no task ${task.id} in split ${task.split} of ${environment.id}`, { code: 'no-task' });
+    if (!found)
+      throw new ConfigError(`no task ${task.id} in split ${task.split} of ${environment.id}`, { code: 'no-task' });
     return found;
   };
 
@@ -174,7 +175,11 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       );
       if (controller.aborted && trajectory.stopReason === 'infrastructure-error') return await handBack();
       counts.completed += 1;
-      const outcome = trajectory.evaluation ? (trajectory.evaluation.success ? 'success' : 'failure') : trajectory.stopReason;
+      const outcome = trajectory.evaluation
+        ? trajectory.evaluation.success
+          ? 'success'
+          : 'failure'
+        : trajectory.stopReason;
       log(`done ${attemptId}: ${outcome} in ${Math.round(trajectory.timings.totalMs)} ms`);
       return { schemaVersion: 1, attemptId: data.attemptId, trajectory, worker: identity };
     } catch (error) {
@@ -182,7 +187,8 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       if (shutdown.signal.aborted) return await handBack();
       counts.failed += 1;
       log(`failed ${attemptId}: ${describeError(error)}`);
-      if (ConfigError.isInstance(error) || InputError.isInstance(error)) throw new UnrecoverableError(describeError(error));
+      if (ConfigError.isInstance(error) || InputError.isInstance(error))
+        throw new UnrecoverableError(describeError(error));
       throw error;
     } finally {
       active.delete(attemptId);
@@ -201,18 +207,25 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       maxStalledCount,
     });
     worker.on('error', onRedisError);
-    worker.on('stalled', (jobId) => log(`stalled ${attemptIdOfJob(jobId)}: its worker stopped renewing the lock; back in the queue`));
+    worker.on('stalled', (jobId) =>
+      log(`stalled ${attemptIdOfJob(jobId)}: its worker stopped renewing the lock; back in the queue`),
+    );
     worker.on('lockRenewalFailed', (jobIds) => log(`lock renewal failed for ${jobIds.map(attemptIdOfJob).join(', ')}`));
     served.set(queueName, { worker, connection, seenAt: Date.now() });
     log(`serving queue ${queueName} (run ${runId})`);
   };
-  const release = async (queueName: string) => {
+  /** Stops serving a queue; for an ended run also removes the keys this worker's presence wrote to it. */
+  const release = async (queueName: string, ended = false) => {
     const entry = served.get(queueName);
     if (!entry) return;
     served.delete(queueName);
     await entry.worker.close();
+    if (ended) {
+      const queue = new Queue(queueName, { connection: entry.connection, prefix: keyPrefix });
+      await queue.obliterate({ force: true }).finally(() => queue.close());
+    }
     entry.connection.disconnect();
-    log(`left queue ${queueName}`);
+    log(`left queue ${queueName}${ended ? ' (run ended)' : ''}`);
   };
 
   const registry = connectRedis(options.redisUrl, 'worker', onRedisError);
@@ -225,7 +238,8 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       for (const run of await listRuns(registry, now)) {
         if (run.env !== environment.id || shutdown.signal.aborted) continue;
         const entry = served.get(run.queueName);
-        if (entry) entry.seenAt = now;
+        if (run.ended) await release(run.queueName, true);
+        else if (entry) entry.seenAt = now;
         else serve(run.queueName, run.runId);
       }
       for (const [queueName, entry] of served) if (now - entry.seenAt > forgetQueueAfterMs) await release(queueName);
@@ -274,11 +288,13 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       }
       clearInterval(discoveryTimer);
       clearInterval(heartbeat);
-      log(`stopping: finishing ${active.size} running attempts (up to ${Math.round(graceMs / 1000)} s), taking no new ones`);
+      log(
+        `stopping: finishing ${active.size} running attempts (up to ${Math.round(graceMs / 1000)} s), taking no new ones`,
+      );
       const timer = setTimeout(interrupt, graceMs);
       closing = (async () => {
         try {
-          await Promise.all([...served.keys()].map(release));
+          await Promise.all([...served.keys()].map((queueName) => release(queueName)));
         } finally {
           clearTimeout(timer);
           registry.disconnect();

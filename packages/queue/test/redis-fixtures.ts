@@ -136,7 +136,10 @@ export function watchWorker(child: ChildProcess): WorkerProcess {
       const found = lines.find((line) => pattern.test(line));
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({
           pattern,
           resolve: (line) => {

@@ -105,7 +105,8 @@ export function profileFrom(
   const byFeature: Record<string, { tasks: number; h0Sum: number; sum: number }> = {};
   for (const task of tasks) {
     for (const feature of taskFeatures(task)) {
-      const entry = (byFeature[feature] ??= { tasks: 0, h0Sum: 0, sum: 0 });
+      const entry = byFeature[feature] ?? { tasks: 0, h0Sum: 0, sum: 0 };
+      byFeature[feature] = entry;
       entry.tasks += 1;
       entry.h0Sum += rate(h0Outcomes[task.id]);
       entry.sum += rate(outcomes[task.id]);

@@ -37,7 +37,8 @@ const cleaners: Record<string, Cleaner> = {
     return [
       ...(report.dockerReachable ? [] : ['docker is not reachable: no containers looked for']),
       ...report.removedContainers.map(
-        (container) => `removed container ${container.id.slice(0, 12)} (run ${container.run}, owner pid ${container.ownerPid})`,
+        (container) =>
+          `removed container ${container.id.slice(0, 12)} (run ${container.run}, owner pid ${container.ownerPid})`,
       ),
       ...(report.removedDirectories ? [`removed ${report.removedDirectories} local sandbox directories`] : []),
       ...(report.removedContainers.length === 0 && report.removedDirectories === 0 ? ['nothing to clean'] : []),

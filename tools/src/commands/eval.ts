@@ -36,6 +36,8 @@ export interface EvalFlags {
   db?: string;
   /** Where swegym episodes run: `local` (default) or `docker`. */
   sandbox?: string;
+  /** AppWorld environment servers to run episodes on, instead of the embedded world. */
+  appworldUrl?: string[];
   tasks?: string[];
   limit?: number;
   /** `h0` (default: every task under `--harness`) or `rank1` (each task under the router's top choice). */
@@ -69,6 +71,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
     ...(flags.scoring ? { scoring: flags.scoring } : {}),
     ...(flags.db ? { db: flags.db } : {}),
     ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
+    ...(flags.appworldUrl?.length ? { appworldUrl: flags.appworldUrl } : {}),
   });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
@@ -175,6 +178,13 @@ export function formatSummary(summary: EvalSummary): string {
       (summary.unscoredAttempts ? ` (${summary.unscoredAttempts} attempts unscored)` : '') +
       ` | ${duration(summary.durationMs)}`,
   ];
+  // AppWorld's own metrics, when the environment added them (see env-appworld's goal-completion).
+  const appworld = (summary as Record<string, unknown>)['appworld'] as { tgc?: number; sgc?: number } | undefined;
+  if (typeof appworld?.tgc === 'number' && typeof appworld.sgc === 'number') {
+    lines.push(
+      `AppWorld TGC ${percent(appworld.tgc)} | SGC ${percent(appworld.sgc)} (mean over the ${k} attempt runs)`,
+    );
+  }
   for (const item of summary.unloadable) lines.push(`not loadable: ${item.id}: ${item.reason}`);
   return lines.join('\n');
 }

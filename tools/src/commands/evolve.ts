@@ -25,7 +25,7 @@ export interface EvolveFlags {
   out: string;
   policy: string;
   split?: string;
-  subset: 'validation' | 'train' | 'test' | 'all';
+  subset: 'auto' | 'validation' | 'train' | 'test' | 'all';
   k: number;
   seed: number;
   concurrency: number;
@@ -43,15 +43,22 @@ export interface EvolveFlags {
   quiet?: boolean;
 }
 
-/** The tasks to evolve on: a subset of the train/validation/test cut, or a whole split. */
+/**
+ * The tasks to evolve on: a subset of the train/validation/test splits, or a whole split. `auto`
+ * takes the validation split of an environment that ships train and test splits, and the whole
+ * split otherwise: cutting DBBench's single 59-task split 60/20/20 leaves 7 validation tasks, too
+ * few to tell variants apart, so it evolves on all of `dev` (its only split, AgentBench's).
+ */
 async function evolutionTasks<T extends Task>(environment: Environment<T>, flags: EvolveFlags) {
-  if (flags.subset === 'all') {
+  const shipsSplits = environment.splits.includes('train') && environment.splits.includes('test');
+  const subset = flags.subset === 'auto' ? (shipsSplits && !flags.split ? 'validation' : 'all') : flags.subset;
+  if (subset === 'all') {
     const split = flags.split ?? environment.splits[0];
     if (!split) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
     return { tasks: (await environment.loadTasks({ split })).tasks, label: split };
   }
   const splits = await loadTaskSplits(environment, flags.split);
-  return { tasks: splits[flags.subset], label: `${flags.split ?? environment.splits[0] ?? ''}/${flags.subset}` };
+  return { tasks: splits[subset], label: `${flags.split ?? 'shipped'}/${subset} (${splits.source})` };
 }
 
 /** `harness-s evolve`: directional harness evolution into a sibling pool folder. */

@@ -1,5 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { Action, ConfigError, type Environment, type Evaluation, InputError, parseWith, Trajectory } from '@harness-s/core';
+import {
+  Action,
+  ConfigError,
+  type Environment,
+  type Evaluation,
+  InputError,
+  parseWith,
+  Trajectory,
+} from '@harness-s/core';
 import { z } from 'zod';
 import { createEnvironment } from '../environments.js';
 

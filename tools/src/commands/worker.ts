@@ -1,6 +1,6 @@
 import { InfrastructureError } from '@harness-s/core';
 import { createHarness } from '@harness-s/harness-dsh';
-import { pingRedis, redactRedisUrl, startRolloutWorker } from '@harness-s/queue';
+import { checkRedisUrl, pingRedis, redactRedisUrl, startRolloutWorker } from '@harness-s/queue';
 import { createEnvironment } from '../environments.js';
 import { policyFromDescription } from '../policies.js';
 
@@ -38,7 +38,7 @@ export async function runWorker(flags: WorkerFlags): Promise<void> {
   const log = (line: string) => {
     if (!flags.quiet) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   };
-  const reachable = await pingRedis(flags.redis, 5000);
+  const reachable = await pingRedis(checkRedisUrl(flags.redis), 5000);
   if (!reachable.ok) {
     throw new InfrastructureError(`cannot reach Redis at ${redactRedisUrl(flags.redis)}: ${reachable.reason}`, {
       code: 'queue-unreachable',

@@ -317,7 +317,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       }
       const retainedIds = new Map(retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]));
       for (const trajectory of [...baseGroup, ...rescueGroup]) {
-        const usage = (harnessUsage[trajectory.harnessId] ??= { attempts: 0, successes: 0 });
+        const usage = harnessUsage[trajectory.harnessId] ?? { attempts: 0, successes: 0 };
+        harnessUsage[trajectory.harnessId] = usage;
         usage.attempts += 1;
         if (trajectory.evaluation?.success) usage.successes += 1;
         const advantage = retainedIds.get(trajectory.id);

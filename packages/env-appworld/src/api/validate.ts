@@ -8,7 +8,8 @@ const typeChecks: Record<ParameterSpec['type'], (value: unknown) => boolean> = {
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   boolean: (value) => typeof value === 'boolean',
   'list[string]': (value) => Array.isArray(value) && value.every((item) => typeof item === 'string'),
-  'list[integer]': (value) => Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isInteger(item)),
+  'list[integer]': (value) =>
+    Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isInteger(item)),
   any: () => true,
 };
 
@@ -30,7 +31,11 @@ function checkValue(spec: ParameterSpec, value: unknown): void {
     if (spec.maximum !== undefined && value > spec.maximum)
       throw invalid(`parameter '${spec.name}' must be <= ${spec.maximum}`);
   }
-  if ((typeof value === 'string' || Array.isArray(value)) && spec.minLength !== undefined && value.length < spec.minLength) {
+  if (
+    (typeof value === 'string' || Array.isArray(value)) &&
+    spec.minLength !== undefined &&
+    value.length < spec.minLength
+  ) {
     throw invalid(`parameter '${spec.name}' must have length >= ${spec.minLength}`);
   }
   if (typeof value === 'string' && spec.choices && !spec.choices.includes(value)) {

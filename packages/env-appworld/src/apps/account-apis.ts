@@ -1,4 +1,4 @@
-import { type ApiCall, type ApiInput, ApiError, param } from '../api/definition.js';
+import { type ApiCall, ApiError, type ApiInput, param } from '../api/definition.js';
 import { found, text } from '../api/helpers.js';
 import { passwordHash } from '../world/random-helpers.js';
 import { insertRow, oneRow, run } from '../world/rows.js';
@@ -20,7 +20,13 @@ interface AccountRow {
   registered_at: string;
 }
 
-function deliverResetCode(call: ApiCall, app: string, account: AccountRow, code: string, channel: 'email' | 'text'): void {
+function deliverResetCode(
+  call: ApiCall,
+  app: string,
+  account: AccountRow,
+  code: string,
+  channel: 'email' | 'text',
+): void {
   if (channel === 'email') {
     insertRow(call.db, 'mail_messages', {
       user_id: account.user_id,
@@ -49,7 +55,10 @@ export function accountApis(app: string, options: AccountOptions): ApiInput[] {
   const byUsername = (call: ApiCall, username: string): AccountRow | undefined =>
     oneRow<AccountRow>(call.db, `SELECT * FROM accounts WHERE app = ? AND ${options.username} = ?`, app, username);
   const byEmail = (call: ApiCall, email: string): AccountRow =>
-    found(oneRow<AccountRow>(call.db, 'SELECT * FROM accounts WHERE app = ? AND email = ?', app, email), 'Account with this email');
+    found(
+      oneRow<AccountRow>(call.db, 'SELECT * FROM accounts WHERE app = ? AND email = ?', app, email),
+      'Account with this email',
+    );
   const usernameText = options.username === 'email' ? 'your email address' : 'your phone number';
   const channelText = options.resetChannel === 'email' ? 'an email to your mail inbox' : 'a text message to your phone';
   return [
@@ -89,7 +98,13 @@ export function accountApis(app: string, options: AccountOptions): ApiInput[] {
       method: 'GET',
       description: `Show your ${app} account: name, email, phone number and when you registered.`,
       parameters: [],
-      responseExample: { first_name: 'string', last_name: 'string', email: 'string', phone_number: 'string', registered_at: 'string' },
+      responseExample: {
+        first_name: 'string',
+        last_name: 'string',
+        email: 'string',
+        phone_number: 'string',
+        registered_at: 'string',
+      },
       handler: (call) =>
         oneRow(
           call.db,
@@ -118,7 +133,9 @@ export function accountApis(app: string, options: AccountOptions): ApiInput[] {
           call.task.now,
         );
         deliverResetCode(call, app, account, code, options.resetChannel);
-        return { message: `A password reset code has been sent by ${options.resetChannel === 'email' ? 'email' : 'text message'}.` };
+        return {
+          message: `A password reset code has been sent by ${options.resetChannel === 'email' ? 'email' : 'text message'}.`,
+        };
       },
     },
     {

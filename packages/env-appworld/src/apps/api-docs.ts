@@ -1,4 +1,4 @@
-import { type AppDefinition, ApiError, defineApp, type ParameterSpec, param } from '../api/definition.js';
+import { ApiError, type AppDefinition, defineApp, type ParameterSpec, param } from '../api/definition.js';
 import { text } from '../api/helpers.js';
 
 /** The constraints of a parameter as the docs state them. */
@@ -57,12 +57,14 @@ export function apiDocsApp(apps: () => readonly AppDefinition[]): AppDefinition 
       authenticated: false,
       parameters: [param.required('app_name', 'string', 'The name of the app.')],
       responseExample: [{ name: 'string', description: 'string' }],
-      handler: (call) => appNamed(text(call.args, 'app_name')).apis.map((api) => ({ name: api.name, description: api.description })),
+      handler: (call) =>
+        appNamed(text(call.args, 'app_name')).apis.map((api) => ({ name: api.name, description: api.description })),
     },
     {
       name: 'show_api_doc',
       method: 'GET',
-      description: 'Show the full documentation of one API: parameters with types, defaults and constraints, and response schemas.',
+      description:
+        'Show the full documentation of one API: parameters with types, defaults and constraints, and response schemas.',
       authenticated: false,
       parameters: [
         param.required('app_name', 'string', 'The name of the app.'),
@@ -74,7 +76,16 @@ export function apiDocsApp(apps: () => readonly AppDefinition[]): AppDefinition 
         path: 'string',
         method: 'string',
         description: 'string',
-        parameters: [{ name: 'string', type: 'string', required: true, description: 'string', default: null, constraints: ['string'] }],
+        parameters: [
+          {
+            name: 'string',
+            type: 'string',
+            required: true,
+            description: 'string',
+            default: null,
+            constraints: ['string'],
+          },
+        ],
         response_schemas: { success: {}, failure: { message: 'string' } },
       },
       handler: (call) => apiDoc(appNamed(text(call.args, 'app_name')), text(call.args, 'api_name')),

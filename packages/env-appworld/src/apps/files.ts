@@ -14,7 +14,8 @@ interface EntryRow {
 /** An absolute path without a trailing slash; 422 for anything else. */
 function normalPath(value: string): string {
   if (!value.startsWith('/')) throw new ApiError(422, `Paths must be absolute (start with /), got '${value}'.`);
-  if (value.split('/').some((part) => part === '.' || part === '..')) throw new ApiError(422, "Paths may not contain '.' or '..'.");
+  if (value.split('/').some((part) => part === '.' || part === '..'))
+    throw new ApiError(422, "Paths may not contain '.' or '..'.");
   const trimmed = value.replace(/\/+/g, '/').replace(/\/$/, '');
   return trimmed === '' ? '/' : trimmed;
 }
@@ -84,7 +85,14 @@ export const filesApp = defineApp('files', 'Your personal file system: directori
     handler: (call) => {
       const path = normalPath(text(call.args, 'path'));
       vacant(call, path);
-      const row = { user_id: call.userId, path, kind: 'file', content: text(call.args, 'content'), created_at: call.task.now, updated_at: call.task.now };
+      const row = {
+        user_id: call.userId,
+        path,
+        kind: 'file',
+        content: text(call.args, 'content'),
+        created_at: call.task.now,
+        updated_at: call.task.now,
+      };
       insertRow(call.db, 'files_entries', row);
       return { message: 'File created.' };
     },
@@ -97,7 +105,14 @@ export const filesApp = defineApp('files', 'Your personal file system: directori
     responseExample: { message: 'string' },
     handler: (call) => {
       const row = existing(call, normalPath(text(call.args, 'path')), 'file');
-      run(call.db, 'UPDATE files_entries SET content = ?, updated_at = ? WHERE user_id = ? AND path = ?', text(call.args, 'content'), call.task.now, call.userId, row.path);
+      run(
+        call.db,
+        'UPDATE files_entries SET content = ?, updated_at = ? WHERE user_id = ? AND path = ?',
+        text(call.args, 'content'),
+        call.task.now,
+        call.userId,
+        row.path,
+      );
       return { message: 'File updated.' };
     },
   },
@@ -126,7 +141,14 @@ export const filesApp = defineApp('files', 'Your personal file system: directori
       const source = existing(call, normalPath(text(call.args, 'source_path')), 'file');
       const destination = normalPath(text(call.args, 'destination_path'));
       vacant(call, destination);
-      run(call.db, 'UPDATE files_entries SET path = ?, updated_at = ? WHERE user_id = ? AND path = ?', destination, call.task.now, call.userId, source.path);
+      run(
+        call.db,
+        'UPDATE files_entries SET path = ?, updated_at = ? WHERE user_id = ? AND path = ?',
+        destination,
+        call.task.now,
+        call.userId,
+        source.path,
+      );
       return { message: 'File moved.' };
     },
   },
@@ -139,7 +161,14 @@ export const filesApp = defineApp('files', 'Your personal file system: directori
     handler: (call) => {
       const path = normalPath(text(call.args, 'path'));
       vacant(call, path);
-      insertRow(call.db, 'files_entries', { user_id: call.userId, path, kind: 'directory', content: '', created_at: call.task.now, updated_at: call.task.now });
+      insertRow(call.db, 'files_entries', {
+        user_id: call.userId,
+        path,
+        kind: 'directory',
+        content: '',
+        created_at: call.task.now,
+        updated_at: call.task.now,
+      });
       return { message: 'Directory created.' };
     },
   },

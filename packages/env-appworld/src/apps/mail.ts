@@ -34,15 +34,27 @@ const summaryExample = {
 
 const ownMessage = (call: ApiCall): MessageRow =>
   found(
-    oneRow<MessageRow>(call.db, 'SELECT * FROM mail_messages WHERE id = ? AND user_id = ?', num(call.args, 'email_id'), call.userId),
+    oneRow<MessageRow>(
+      call.db,
+      'SELECT * FROM mail_messages WHERE id = ? AND user_id = ?',
+      num(call.args, 'email_id'),
+      call.userId,
+    ),
     'Email',
   );
 
 const ownAddress = (call: ApiCall): string =>
-  oneRow<{ email: string }>(call.db, "SELECT email FROM accounts WHERE app = 'mail' AND user_id = ?", call.userId)?.email ?? '';
+  oneRow<{ email: string }>(call.db, "SELECT email FROM accounts WHERE app = 'mail' AND user_id = ?", call.userId)
+    ?.email ?? '';
 
 /** Stores the sender's copy and one inbox copy per recipient who has a mail account. */
-function deliver(call: ApiCall, recipients: readonly string[], subject: string, body: string, replyTo: number | null): number {
+function deliver(
+  call: ApiCall,
+  recipients: readonly string[],
+  subject: string,
+  body: string,
+  replyTo: number | null,
+): number {
   const common = {
     sender: ownAddress(call),
     recipients: recipients.join(','),
@@ -53,8 +65,13 @@ function deliver(call: ApiCall, recipients: readonly string[], subject: string, 
   };
   const id = insertRow(call.db, 'mail_messages', { user_id: call.userId, folder: 'sent', is_read: 1, ...common });
   for (const recipient of new Set(recipients)) {
-    const account = oneRow<{ user_id: number }>(call.db, "SELECT user_id FROM accounts WHERE app = 'mail' AND email = ?", recipient);
-    if (account) insertRow(call.db, 'mail_messages', { user_id: account.user_id, folder: 'inbox', is_read: 0, ...common });
+    const account = oneRow<{ user_id: number }>(
+      call.db,
+      "SELECT user_id FROM accounts WHERE app = 'mail' AND email = ?",
+      recipient,
+    );
+    if (account)
+      insertRow(call.db, 'mail_messages', { user_id: account.user_id, folder: 'inbox', is_read: 0, ...common });
   }
   return id;
 }
@@ -131,7 +148,8 @@ export const mailApp = defineApp('mail', 'An email app: read your inbox and sent
     handler: (call) => {
       const recipients = call.args['recipients'] as string[];
       for (const recipient of recipients) {
-        if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(recipient)) throw new ApiError(422, `Invalid email address '${recipient}'.`);
+        if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(recipient))
+          throw new ApiError(422, `Invalid email address '${recipient}'.`);
       }
       const id = deliver(call, recipients, text(call.args, 'subject'), text(call.args, 'body'), null);
       return { message: 'Email sent.', email_id: id };
@@ -175,7 +193,12 @@ export const mailApp = defineApp('mail', 'An email app: read your inbox and sent
     ],
     responseExample: { message: 'string' },
     handler: (call) => {
-      run(call.db, 'UPDATE mail_messages SET is_read = ? WHERE id = ?', call.args['is_read'] ? 1 : 0, ownMessage(call).id);
+      run(
+        call.db,
+        'UPDATE mail_messages SET is_read = ? WHERE id = ?',
+        call.args['is_read'] ? 1 : 0,
+        ownMessage(call).id,
+      );
       return { message: 'Email updated.' };
     },
   },

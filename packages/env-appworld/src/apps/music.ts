@@ -29,12 +29,22 @@ const songExists = (call: ApiCall): number => {
 
 const ownPlaylist = (call: ApiCall): { id: number; title: string; is_public: number; created_at: string } =>
   found(
-    oneRow(call.db, 'SELECT * FROM music_playlists WHERE id = ? AND user_id = ?', num(call.args, 'playlist_id'), call.userId),
+    oneRow(
+      call.db,
+      'SELECT * FROM music_playlists WHERE id = ? AND user_id = ?',
+      num(call.args, 'playlist_id'),
+      call.userId,
+    ),
     'Playlist',
   );
 
 /** A collection of songs a person keeps (liked songs, library): show, add, remove. */
-function collectionApis(table: string, noun: string, timeColumn: string, verbs: { add: string; remove: string; show: string }) {
+function collectionApis(
+  table: string,
+  noun: string,
+  timeColumn: string,
+  verbs: { add: string; remove: string; show: string },
+) {
   return [
     {
       name: verbs.show,
@@ -99,7 +109,14 @@ export const musicApp = defineApp(
       parameters: [param.required('song_id', 'integer', 'The id of the song.')],
       responseExample: { ...songExample, play_count: 1 },
       handler: (call) =>
-        found(oneRow(call.db, `SELECT ${songColumns}, s.play_count FROM ${songFrom} WHERE s.id = ?`, num(call.args, 'song_id')), 'Song'),
+        found(
+          oneRow(
+            call.db,
+            `SELECT ${songColumns}, s.play_count FROM ${songFrom} WHERE s.id = ?`,
+            num(call.args, 'song_id'),
+          ),
+          'Song',
+        ),
     },
     {
       name: 'search_songs',
@@ -135,14 +152,28 @@ export const musicApp = defineApp(
       description: 'Show an artist, with their albums.',
       authenticated: false,
       parameters: [param.required('artist_id', 'integer', 'The id of the artist.')],
-      responseExample: { artist_id: 1, name: 'string', genre: 'string', follower_count: 1, albums: [{ album_id: 1, title: 'string' }] },
+      responseExample: {
+        artist_id: 1,
+        name: 'string',
+        genre: 'string',
+        follower_count: 1,
+        albums: [{ album_id: 1, title: 'string' }],
+      },
       handler: (call) => {
         const artistId = num(call.args, 'artist_id');
         const artist = found(
-          oneRow<Record<string, unknown>>(call.db, 'SELECT id AS artist_id, name, genre, follower_count FROM music_artists WHERE id = ?', artistId),
+          oneRow<Record<string, unknown>>(
+            call.db,
+            'SELECT id AS artist_id, name, genre, follower_count FROM music_artists WHERE id = ?',
+            artistId,
+          ),
           'Artist',
         );
-        const albums = allRows(call.db, 'SELECT id AS album_id, title, release_date FROM music_albums WHERE artist_id = ?', artistId);
+        const albums = allRows(
+          call.db,
+          'SELECT id AS album_id, title, release_date FROM music_albums WHERE artist_id = ?',
+          artistId,
+        );
         return { ...artist, albums };
       },
     },
@@ -151,7 +182,10 @@ export const musicApp = defineApp(
       method: 'GET',
       description: 'Search artists by name.',
       authenticated: false,
-      parameters: [param.optional('query', 'string', 'Words of the name.', ''), ...pageParameters(['name', 'follower_count'])],
+      parameters: [
+        param.optional('query', 'string', 'Words of the name.', ''),
+        ...pageParameters(['name', 'follower_count']),
+      ],
       responseExample: [{ artist_id: 1, name: 'string', genre: 'string', follower_count: 1 }],
       handler: (call) =>
         pageOf(
@@ -173,10 +207,17 @@ export const musicApp = defineApp(
       handler: (call) => {
         const albumId = num(call.args, 'album_id');
         const album = found(
-          oneRow<Record<string, unknown>>(call.db, 'SELECT id AS album_id, title, artist_id, release_date FROM music_albums WHERE id = ?', albumId),
+          oneRow<Record<string, unknown>>(
+            call.db,
+            'SELECT id AS album_id, title, artist_id, release_date FROM music_albums WHERE id = ?',
+            albumId,
+          ),
           'Album',
         );
-        return { ...album, songs: allRows(call.db, `SELECT ${songColumns} FROM ${songFrom} WHERE s.album_id = ? ORDER BY s.id`, albumId) };
+        return {
+          ...album,
+          songs: allRows(call.db, `SELECT ${songColumns} FROM ${songFrom} WHERE s.album_id = ? ORDER BY s.id`, albumId),
+        };
       },
     },
     ...collectionApis('music_liked_songs', 'liked songs', 'liked_at', {
@@ -221,7 +262,13 @@ export const musicApp = defineApp(
            WHERE ps.playlist_id = ? ORDER BY ps.added_at, s.id`,
           playlist.id,
         );
-        return { playlist_id: playlist.id, title: playlist.title, is_public: playlist.is_public === 1, created_at: playlist.created_at, songs };
+        return {
+          playlist_id: playlist.id,
+          title: playlist.title,
+          is_public: playlist.is_public === 1,
+          created_at: playlist.created_at,
+          songs,
+        };
       },
     },
     {
@@ -255,10 +302,21 @@ export const musicApp = defineApp(
       handler: (call) => {
         const playlist = ownPlaylist(call);
         const songId = songExists(call);
-        if (oneRow(call.db, 'SELECT 1 FROM music_playlist_songs WHERE playlist_id = ? AND song_id = ?', playlist.id, songId)) {
+        if (
+          oneRow(
+            call.db,
+            'SELECT 1 FROM music_playlist_songs WHERE playlist_id = ? AND song_id = ?',
+            playlist.id,
+            songId,
+          )
+        ) {
           throw new ApiError(409, 'The song is already in the playlist.');
         }
-        insertRow(call.db, 'music_playlist_songs', { playlist_id: playlist.id, song_id: songId, added_at: call.task.now });
+        insertRow(call.db, 'music_playlist_songs', {
+          playlist_id: playlist.id,
+          song_id: songId,
+          added_at: call.task.now,
+        });
         return { message: 'Song added to the playlist.' };
       },
     },
@@ -273,7 +331,14 @@ export const musicApp = defineApp(
       responseExample: { message: 'string' },
       handler: (call) => {
         const playlist = ownPlaylist(call);
-        if (run(call.db, 'DELETE FROM music_playlist_songs WHERE playlist_id = ? AND song_id = ?', playlist.id, num(call.args, 'song_id')) === 0) {
+        if (
+          run(
+            call.db,
+            'DELETE FROM music_playlist_songs WHERE playlist_id = ? AND song_id = ?',
+            playlist.id,
+            num(call.args, 'song_id'),
+          ) === 0
+        ) {
           throw new ApiError(404, 'The song is not in the playlist.');
         }
         return { message: 'Song removed from the playlist.' };

@@ -22,15 +22,31 @@ const summary = (row: NoteRow) => ({
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
-const summaryExample = { note_id: 1, title: 'string', tags: ['string'], pinned: false, created_at: 'string', updated_at: 'string' };
+const summaryExample = {
+  note_id: 1,
+  title: 'string',
+  tags: ['string'],
+  pinned: false,
+  created_at: 'string',
+  updated_at: 'string',
+};
 
 const ownNote = (call: ApiCall): NoteRow =>
-  found(oneRow<NoteRow>(call.db, 'SELECT * FROM notes_notes WHERE id = ? AND user_id = ?', num(call.args, 'note_id'), call.userId), 'Note');
+  found(
+    oneRow<NoteRow>(
+      call.db,
+      'SELECT * FROM notes_notes WHERE id = ? AND user_id = ?',
+      num(call.args, 'note_id'),
+      call.userId,
+    ),
+    'Note',
+  );
 
 const tagParameter = param.required('tag', 'string', 'A tag: lower-case letters, digits and dashes.', { minLength: 1 });
 
 function checkTag(tag: string): void {
-  if (!/^[a-z0-9-]+$/.test(tag)) throw new ApiError(422, `Invalid tag '${tag}': use lower-case letters, digits and dashes.`);
+  if (!/^[a-z0-9-]+$/.test(tag))
+    throw new ApiError(422, `Invalid tag '${tag}': use lower-case letters, digits and dashes.`);
 }
 
 /** A notes app: notes with titles, text, tags and pins. */
@@ -142,7 +158,13 @@ export const notesApp = defineApp('notes', 'A notes app: write notes, tag and pi
       checkTag(tag);
       const tags = tagsOf(row);
       if (tags.includes(tag)) throw new ApiError(409, `The note already has the tag '${tag}'.`);
-      run(call.db, 'UPDATE notes_notes SET tags = ?, updated_at = ? WHERE id = ?', [...tags, tag].join(','), call.task.now, row.id);
+      run(
+        call.db,
+        'UPDATE notes_notes SET tags = ?, updated_at = ? WHERE id = ?',
+        [...tags, tag].join(','),
+        call.task.now,
+        row.id,
+      );
       return { message: 'Tag added.' };
     },
   },
@@ -157,7 +179,13 @@ export const notesApp = defineApp('notes', 'A notes app: write notes, tag and pi
       const tag = text(call.args, 'tag');
       const tags = tagsOf(row);
       if (!tags.includes(tag)) throw new ApiError(404, `The note has no tag '${tag}'.`);
-      run(call.db, 'UPDATE notes_notes SET tags = ?, updated_at = ? WHERE id = ?', tags.filter((item) => item !== tag).join(','), call.task.now, row.id);
+      run(
+        call.db,
+        'UPDATE notes_notes SET tags = ?, updated_at = ? WHERE id = ?',
+        tags.filter((item) => item !== tag).join(','),
+        call.task.now,
+        row.id,
+      );
       return { message: 'Tag removed.' };
     },
   },

@@ -13,7 +13,13 @@ const contactExample = {
   relationship: 'string',
   birthday: 'YYYY-MM-DD | null',
 };
-const messageExample = { text_message_id: 1, sender: 'string', receiver: 'string', message: 'string', sent_at: 'string' };
+const messageExample = {
+  text_message_id: 1,
+  sender: 'string',
+  receiver: 'string',
+  message: 'string',
+  sent_at: 'string',
+};
 const messageColumns = 'id AS text_message_id, sender, receiver, message, sent_at';
 
 const ownContact = (call: ApiCall) =>
@@ -28,10 +34,25 @@ const ownContact = (call: ApiCall) =>
   );
 
 const ownNumber = (call: ApiCall): string =>
-  oneRow<{ phone_number: string }>(call.db, "SELECT phone_number FROM accounts WHERE app = 'phone' AND user_id = ?", call.userId)
-    ?.phone_number ?? '';
+  oneRow<{ phone_number: string }>(
+    call.db,
+    "SELECT phone_number FROM accounts WHERE app = 'phone' AND user_id = ?",
+    call.userId,
+  )?.phone_number ?? '';
 
-const relationships = ['friend', 'coworker', 'sibling', 'cousin', 'neighbor', 'mother', 'father', 'partner', 'roommate', 'manager', 'other'];
+const relationships = [
+  'friend',
+  'coworker',
+  'sibling',
+  'cousin',
+  'neighbor',
+  'mother',
+  'father',
+  'partner',
+  'roommate',
+  'manager',
+  'other',
+];
 const contactFields = [
   param.optional('email', 'string', 'Email address.', null, { nullable: true }),
   param.optional('relationship', 'string', 'How you know them.', null, { nullable: true, choices: relationships }),
@@ -47,7 +68,10 @@ export const phoneApp = defineApp('phone', 'Your phone: contacts (family, friend
     description: 'Show your contacts, by last name; search by name, filter by relationship.',
     parameters: [
       param.optional('query', 'string', 'Words of the first or last name.', ''),
-      param.optional('relationship', 'string', 'Only contacts with this relationship.', null, { nullable: true, choices: relationships }),
+      param.optional('relationship', 'string', 'Only contacts with this relationship.', null, {
+        nullable: true,
+        choices: relationships,
+      }),
       ...pageParameters(['first_name', 'last_name', 'relationship']),
     ],
     responseExample: [contactExample],
@@ -89,7 +113,9 @@ export const phoneApp = defineApp('phone', 'Your phone: contacts (family, friend
     responseExample: { message: 'string', contact_id: 1 },
     handler: (call) => {
       const phoneNumber = text(call.args, 'phone_number');
-      if (oneRow(call.db, 'SELECT 1 FROM phone_contacts WHERE user_id = ? AND phone_number = ?', call.userId, phoneNumber)) {
+      if (
+        oneRow(call.db, 'SELECT 1 FROM phone_contacts WHERE user_id = ? AND phone_number = ?', call.userId, phoneNumber)
+      ) {
         throw new ApiError(409, 'A contact with this phone number already exists.');
       }
       const id = insertRow(call.db, 'phone_contacts', {
@@ -145,7 +171,9 @@ export const phoneApp = defineApp('phone', 'Your phone: contacts (family, friend
     method: 'GET',
     description: 'Show your text messages, newest first; only those with one phone number when given.',
     parameters: [
-      param.optional('phone_number', 'string', 'Only messages sent to or received from this number.', null, { nullable: true }),
+      param.optional('phone_number', 'string', 'Only messages sent to or received from this number.', null, {
+        nullable: true,
+      }),
       param.optional('query', 'string', 'Words to look for in the message.', ''),
       ...pageParameters(['sent_at']),
     ],
@@ -197,7 +225,11 @@ export const phoneApp = defineApp('phone', 'Your phone: contacts (family, friend
       const receiver = text(call.args, 'phone_number');
       const row = { sender: ownNumber(call), receiver, message: text(call.args, 'message'), sent_at: call.task.now };
       const id = insertRow(call.db, 'phone_text_messages', { user_id: call.userId, ...row });
-      const account = oneRow<{ user_id: number }>(call.db, "SELECT user_id FROM accounts WHERE app = 'phone' AND phone_number = ?", receiver);
+      const account = oneRow<{ user_id: number }>(
+        call.db,
+        "SELECT user_id FROM accounts WHERE app = 'phone' AND phone_number = ?",
+        receiver,
+      );
       if (account) insertRow(call.db, 'phone_text_messages', { user_id: account.user_id, ...row });
       return { message: 'Text message sent.', text_message_id: id };
     },

@@ -15,9 +15,20 @@ export const supervisorApp = defineApp(
       description: "Show your supervisor's profile.",
       authenticated: false,
       parameters: [],
-      responseExample: { first_name: 'string', last_name: 'string', email: 'string', phone_number: 'string', birthday: 'string', city: 'string' },
+      responseExample: {
+        first_name: 'string',
+        last_name: 'string',
+        email: 'string',
+        phone_number: 'string',
+        birthday: 'string',
+        city: 'string',
+      },
       handler: (call) =>
-        oneRow(call.db, 'SELECT first_name, last_name, email, phone_number, birthday, city FROM people WHERE id = ?', call.task.supervisorId),
+        oneRow(
+          call.db,
+          'SELECT first_name, last_name, email, phone_number, birthday, city FROM people WHERE id = ?',
+          call.task.supervisorId,
+        ),
     },
     {
       name: 'show_addresses',
@@ -25,7 +36,9 @@ export const supervisorApp = defineApp(
       description: "Show your supervisor's addresses.",
       authenticated: false,
       parameters: [],
-      responseExample: [{ address_id: 1, name: 'Home', street_address: 'string', city: 'string', state: 'string', zip_code: 'string' }],
+      responseExample: [
+        { address_id: 1, name: 'Home', street_address: 'string', city: 'string', state: 'string', zip_code: 'string' },
+      ],
       handler: (call) =>
         allRows(
           call.db,
@@ -40,7 +53,15 @@ export const supervisorApp = defineApp(
       authenticated: false,
       parameters: [],
       responseExample: [
-        { payment_card_id: 1, card_name: 'string', owner_name: 'string', card_number: 'string', expiry_year: 2027, expiry_month: 1, cvv: 'string' },
+        {
+          payment_card_id: 1,
+          card_name: 'string',
+          owner_name: 'string',
+          card_number: 'string',
+          expiry_year: 2027,
+          expiry_month: 1,
+          cvv: 'string',
+        },
       ],
       handler: (call) =>
         allRows(
@@ -53,7 +74,7 @@ export const supervisorApp = defineApp(
     {
       name: 'show_account_passwords',
       method: 'GET',
-      description: "Show the passwords your supervisor keeps for their app accounts (they may be out of date).",
+      description: 'Show the passwords your supervisor keeps for their app accounts (they may be out of date).',
       authenticated: false,
       parameters: [],
       responseExample: [{ account_name: 'string', password: 'string' }],

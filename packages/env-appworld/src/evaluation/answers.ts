@@ -19,7 +19,11 @@ function asNumber(value: unknown): number | null {
 
 function asList(value: unknown): string[] | null {
   if (Array.isArray(value)) return value.map(normalText);
-  if (typeof value === 'string') return value.split(/\s*,\s*/).filter((item) => item !== '').map(normalText);
+  if (typeof value === 'string')
+    return value
+      .split(/\s*,\s*/)
+      .filter((item) => item !== '')
+      .map(normalText);
   return null;
 }
 

@@ -4,6 +4,7 @@ import type { Row } from '../world/rows.js';
 import { systemSender, systemTextNumber } from '../world/schema.js';
 
 const systemSenderPattern = new RegExp(`^${systemSender('[a-z_]+').replaceAll('.', '\\.')}$`);
+
 import type { Completion } from '../world/session.js';
 import { compareAnswer, type ExpectedAnswer } from './answers.js';
 import { diffStates, type RecordChange, type StateSnapshot } from './state-diff.js';
@@ -49,8 +50,10 @@ export function evaluateState(options: {
   supervisorId: number;
   completion: Completion | null;
   check: TaskCheck;
+  /** The tables written during the episode, when known; all tables are compared otherwise. */
+  written?: readonly string[];
 }): Evaluation {
-  const changes = diffStates({ snapshot: options.beforeSnapshot, db: options.before }, options.after);
+  const changes = diffStates({ snapshot: options.beforeSnapshot, db: options.before }, options.after, options.written);
   const checks: Check[] = [];
   const allowances: Array<{ table: string; which: (change: RecordChange) => boolean }> = [];
   const { completion } = options;
@@ -71,7 +74,9 @@ export function evaluateState(options: {
   };
   options.check(context);
   const collateral = changes.filter(
-    (change) => !systemMessage(change) && !allowances.some((allowance) => allowance.table === change.table && allowance.which(change)),
+    (change) =>
+      !systemMessage(change) &&
+      !allowances.some((allowance) => allowance.table === change.table && allowance.which(change)),
   );
   checks.push({
     name: 'no-collateral-damage',

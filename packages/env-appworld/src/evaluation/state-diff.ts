@@ -28,7 +28,9 @@ const tableCache = new WeakMap<Database, Array<{ name: string; keyColumns: strin
 export function tablesOf(db: Database): Array<{ name: string; keyColumns: string[] }> {
   const cached = tableCache.get(db);
   if (cached) return cached;
-  const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>)
+  const names = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>
+  )
     .map((row) => row.name)
     .filter((name) => !bookkeepingTables.includes(name));
   const tables = names.map((name) => {
@@ -44,12 +46,14 @@ export function tablesOf(db: Database): Array<{ name: string; keyColumns: string
 }
 
 const digest = (text: string): string => createHash('sha1').update(text).digest('base64');
-const keyOf = (row: Row, keyColumns: readonly string[]): string => JSON.stringify(keyColumns.map((column) => row[column]));
+const keyOf = (row: Row, keyColumns: readonly string[]): string =>
+  JSON.stringify(keyColumns.map((column) => row[column]));
 
-/** Hashes every record and every table of a state (AppWorld compares states the same way). */
-export function snapshotState(db: Database): StateSnapshot {
+/** Hashes every record and every table of a state (or of the named tables only). */
+export function snapshotState(db: Database, only?: readonly string[]): StateSnapshot {
   const snapshot: StateSnapshot = new Map();
   for (const { name, keyColumns } of tablesOf(db)) {
+    if (only && !only.includes(name)) continue;
     const records = new Map<string, string>();
     const table = createHash('sha1');
     for (const row of db.prepare(`SELECT * FROM ${name} ORDER BY ${keyColumns.join(', ')}`).all() as Row[]) {
@@ -69,11 +73,16 @@ function rowByKey(db: Database, table: string, keyColumns: readonly string[], ke
 }
 
 /**
- * The records that differ between the state before the episode and after it. Tables whose hash
- * is unchanged are skipped; in the others, records are compared by key and hash.
+ * The records that differ between the state before the episode and after it, as AppWorld finds
+ * them: tables whose hash is unchanged are skipped; in the others, records are compared by key and
+ * hash. `written` limits the comparison to the tables that saw writes (see change-log.ts).
  */
-export function diffStates(before: { snapshot: StateSnapshot; db: Database }, after: Database): RecordChange[] {
-  const afterSnapshot = snapshotState(after);
+export function diffStates(
+  before: { snapshot: StateSnapshot; db: Database },
+  after: Database,
+  written?: readonly string[],
+): RecordChange[] {
+  const afterSnapshot = snapshotState(after, written);
   const changes: RecordChange[] = [];
   for (const { name, keyColumns } of tablesOf(after)) {
     const old = before.snapshot.get(name);
@@ -92,7 +101,13 @@ export function diffStates(before: { snapshot: StateSnapshot; db: Database }, af
     }
     for (const key of old.records.keys()) {
       if (!now.records.has(key)) {
-        changes.push({ table: name, key, kind: 'removed', before: rowByKey(before.db, name, keyColumns, key), after: null });
+        changes.push({
+          table: name,
+          key,
+          kind: 'removed',
+          before: rowByKey(before.db, name, keyColumns, key),
+          after: null,
+        });
       }
     }
   }

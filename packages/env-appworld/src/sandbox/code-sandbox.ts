@@ -68,7 +68,11 @@ export class CodeSandbox {
   ) {}
 
   static async create(options: SandboxOptions): Promise<CodeSandbox> {
-    const full = { ...options, limits: { ...defaultSandboxLimits, ...options.limits }, pool: options.pool ?? sharedWorkerPool };
+    const full = {
+      ...options,
+      limits: { ...defaultSandboxLimits, ...options.limits },
+      pool: options.pool ?? sharedWorkerPool,
+    };
     const sandbox = new CodeSandbox(full, full.pool.acquire());
     try {
       await sandbox.worker.init(sandbox.engineSettings());
@@ -97,7 +101,10 @@ export class CodeSandbox {
   private bridge(app: string, api: string, argsText: string): string {
     this.callsThisBlock += 1;
     if (this.callsThisBlock > this.options.limits.maxApiCallsPerBlock) {
-      return this.errorReply(429, `Too many API calls in one code block (limit ${this.options.limits.maxApiCallsPerBlock}).`);
+      return this.errorReply(
+        429,
+        `Too many API calls in one code block (limit ${this.options.limits.maxApiCallsPerBlock}).`,
+      );
     }
     try {
       const value = this.options.callApi(app, api, JSON.parse(argsText));
@@ -123,8 +130,12 @@ export class CodeSandbox {
     this.callsThisBlock = 0;
     this.hostFailure = null;
     const { timeoutMs, memoryBytes } = this.options.limits;
-    const result: WorkerRun = await this.worker.run('\n'.repeat(lineOffset) + code, codeFileName, timeoutMs, timeoutMs + 2_000, (app, api, argsText) =>
-      this.bridge(app, api, argsText),
+    const result: WorkerRun = await this.worker.run(
+      '\n'.repeat(lineOffset) + code,
+      codeFileName,
+      timeoutMs,
+      timeoutMs + 2_000,
+      (app, api, argsText) => this.bridge(app, api, argsText),
     );
     if (this.hostFailure) {
       throw new InfrastructureError(`an app API failed inside the world: ${String(this.hostFailure)}`, {
@@ -134,21 +145,38 @@ export class CodeSandbox {
     }
     if (result.kind === 'killed') {
       await this.restart();
-      return failed('', `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped; ${restartNote}`, 'timeout');
+      return failed(
+        '',
+        `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped; ${restartNote}`,
+        'timeout',
+      );
     }
-    const printed = result.printed + (result.droppedChars > 0 ? `[output truncated: ${result.droppedChars} more characters]\n` : '');
+    const printed =
+      result.printed + (result.droppedChars > 0 ? `[output truncated: ${result.droppedChars} more characters]\n` : '');
     if (result.engineFailed) {
       await this.restart();
-      return failed(printed, `SandboxError: the code exhausted the sandbox (${result.error?.message ?? 'engine failure'}); ${restartNote}`, 'engine');
+      return failed(
+        printed,
+        `SandboxError: the code exhausted the sandbox (${result.error?.message ?? 'engine failure'}); ${restartNote}`,
+        'engine',
+      );
     }
     const { error } = result;
     if (!error) return { output: printed === '' ? 'Execution successful.' : printed.replace(/\n$/, ''), ok: true };
     if (result.timedOut) {
-      return failed(printed, `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped.`, 'timeout');
+      return failed(
+        printed,
+        `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped.`,
+        'timeout',
+      );
     }
     if (/out of memory/i.test(error.message)) {
       await this.restart();
-      return failed(printed, `MemoryError: the code block used more than ${Math.round(memoryBytes / 1048576)} MB; ${restartNote}`, 'memory');
+      return failed(
+        printed,
+        `MemoryError: the code block used more than ${Math.round(memoryBytes / 1048576)} MB; ${restartNote}`,
+        'memory',
+      );
     }
     return { output: `${printed}${formatTraceback(error, code)}`, ok: false, failure: 'exception' };
   }
@@ -157,7 +185,7 @@ export class CodeSandbox {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.options.pool.release(this.worker);
+    this.options.pool.release(this.worker, this.engineSettings());
   }
 }
 

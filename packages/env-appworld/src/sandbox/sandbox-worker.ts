@@ -63,7 +63,9 @@ export class SandboxWorker {
   }
 
   static spawn(): SandboxWorker {
-    return new SandboxWorker(new Worker(workerSource(), { eval: true, execArgv: [], resourceLimits: { stackSizeMb: workerStackMb } }));
+    return new SandboxWorker(
+      new Worker(workerSource(), { eval: true, execArgv: [], resourceLimits: { stackSizeMb: workerStackMb } }),
+    );
   }
 
   get alive(): boolean {
@@ -77,7 +79,8 @@ export class SandboxWorker {
 
   /** Sends a message and resolves with the first answer `accept` returns a value for. */
   private exchange<T>(message: ToWorker, accept: (answer: FromWorker) => T | undefined, onKill?: () => T): Promise<T> {
-    if (this.exited) return Promise.reject(new InfrastructureError('the sandbox worker is gone', { code: 'sandbox-gone' }));
+    if (this.exited)
+      return Promise.reject(new InfrastructureError('the sandbox worker is gone', { code: 'sandbox-gone' }));
     // Referenced while a message is in flight, so the process waits for the answer.
     this.worker.ref();
     return new Promise<T>((resolve, reject) => {
@@ -107,11 +110,45 @@ export class SandboxWorker {
     });
   }
 
-  /** Starts a fresh engine (dropping any earlier one and its variables). */
+  /** The settings of an engine that was started and has run no code yet, if there is one. */
+  private freshEngine: { key: string; ready: Promise<void> } | null = null;
+
+  /**
+   * Makes sure the engine is fresh (no variables) and started with `settings`: reuses an engine a
+   * pool warmed up in the background with the same settings, or starts one now.
+   */
   async init(settings: EngineSettings): Promise<void> {
-    await this.exchange({ type: 'init', ...settings, control: this.control, data: this.data }, (answer) =>
-      answer.type === 'ready' ? true : undefined,
-    );
+    const key = JSON.stringify(settings);
+    const fresh = this.freshEngine;
+    if (fresh?.key === key) {
+      try {
+        await fresh.ready;
+        return;
+      } catch {
+        // The warm-up failed; start the engine now.
+      }
+    }
+    await this.start(settings, key);
+  }
+
+  /** Starts a fresh engine in the background, for the next `init` with the same settings. */
+  warm(settings: EngineSettings): void {
+    const ready = this.start(settings, JSON.stringify(settings));
+    ready.catch(() => undefined);
+  }
+
+  private start(settings: EngineSettings, key: string): Promise<void> {
+    // One message in flight at a time: a start waits for a warm-up still running.
+    const previous = this.freshEngine?.ready.catch(() => undefined) ?? Promise.resolve();
+    const ready = previous
+      .then(() =>
+        this.exchange({ type: 'init', ...settings, control: this.control, data: this.data }, (answer) =>
+          answer.type === 'ready' ? true : undefined,
+        ),
+      )
+      .then(() => undefined);
+    this.freshEngine = { key, ready };
+    return ready;
   }
 
   /** Frees the engine, keeping the thread for reuse. */
@@ -130,6 +167,7 @@ export class SandboxWorker {
     killAfterMs: number,
     answer: (app: string, api: string, argsText: string) => string,
   ): Promise<WorkerRun> {
+    this.freshEngine = null;
     let killed = false;
     const timer = setTimeout(() => {
       killed = true;
@@ -147,7 +185,10 @@ export class SandboxWorker {
           const { type: _type, ...rest } = message;
           return { kind: 'finished', ...rest };
         },
-        () => (killed ? { kind: 'killed' } : { kind: 'finished', printed: '', droppedChars: 0, error: null, timedOut: false, engineFailed: true }),
+        () =>
+          killed
+            ? { kind: 'killed' }
+            : { kind: 'finished', printed: '', droppedChars: 0, error: null, timedOut: false, engineFailed: true },
       );
     } finally {
       clearTimeout(timer);
@@ -180,6 +221,7 @@ export class SandboxWorker {
 export class SandboxWorkerPool {
   private readonly idle: SandboxWorker[] = [];
   private live = 0;
+  private lent = 0;
 
   constructor(private readonly maxIdle = 4) {}
 
@@ -190,22 +232,39 @@ export class SandboxWorkerPool {
       worker = SandboxWorker.spawn();
       this.live += 1;
     }
+    this.lent += 1;
     return worker;
   }
 
   /**
-   * Takes a worker back for reuse. Its engine is not freed now: the next `init` replaces it,
-   * which spares a round trip between episodes.
+   * Takes a worker back for reuse. With `warmWith`, a fresh engine with those settings is started
+   * in the background, so the next sandbox with the same settings starts without waiting.
    */
-  release(worker: SandboxWorker): void {
-    if (worker.alive && this.idle.length < this.maxIdle) this.idle.push(worker);
-    else this.discard(worker);
+  release(worker: SandboxWorker, warmWith?: EngineSettings): void {
+    this.lent -= 1;
+    if (!worker.alive || this.idle.length >= this.maxIdle) {
+      this.terminate(worker);
+      return;
+    }
+    // A fresh engine is started now, off the next episode's path (the old one is dropped with it).
+    if (warmWith) worker.warm(warmWith);
+    this.idle.push(worker);
   }
 
-  /** Ends a worker whose engine cannot be trusted any more. */
+  /** Ends a lent worker whose engine cannot be trusted any more. */
   discard(worker: SandboxWorker): void {
+    this.lent -= 1;
+    this.terminate(worker);
+  }
+
+  private terminate(worker: SandboxWorker): void {
     this.live -= 1;
     void worker.terminate();
+  }
+
+  /** Workers lent to sandboxes and not yet given back. */
+  get inUse(): number {
+    return this.lent;
   }
 
   /** Worker threads alive (idle or in use). */

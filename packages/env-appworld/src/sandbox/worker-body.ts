@@ -168,7 +168,14 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
       }
     } catch (hostError) {
       const message = hostError instanceof Error ? hostError.message : String(hostError);
-      send({ type: 'done', printed, droppedChars, error: { name: 'SandboxError', message, stack: '' }, timedOut, engineFailed: true });
+      send({
+        type: 'done',
+        printed,
+        droppedChars,
+        error: { name: 'SandboxError', message, stack: '' },
+        timedOut,
+        engineFailed: true,
+      });
       return;
     }
     vmRuntime.setInterruptHandler(() => false);

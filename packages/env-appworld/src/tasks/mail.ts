@@ -15,7 +15,9 @@ const replyLatest: Scenario = {
     pickPeople(db, 'reply-latest', 3).map((id, index) => {
       const { email } = person(db, id);
       const sender = choose(contactsOf(db, id, 'friend').concat(contactsOf(db, id, 'coworker')), `reply-latest:${id}`);
-      const reply = ['Sounds great, I will be there.', 'Thanks, I will take a look tonight.', 'Yes, count me in!'][index] ?? 'Thanks!';
+      const reply =
+        ['Sounds great, I will be there.', 'Thanks, I will take a look tonight.', 'Yes, count me in!'][index] ??
+        'Thanks!';
       const subjects = [
         ['Plans for Saturday', 'Saturday, final plan'],
         ['Report draft', 'Report draft v2'],
@@ -41,13 +43,21 @@ const replyLatest: Scenario = {
         },
         plan: [
           ...login('mail', email, 'mailToken', true),
-          withDoc('mail', 'show_inbox', `var fromThem = apis.mail.show_inbox({ access_token: mailToken, from: ${literal(sender.email)} });`, [
-            act(
-              `var fromThem = apis.mail.show_inbox({ access_token: mailToken, sender: ${literal(sender.email)} });\nvar latest = fromThem[0];\nprint(latest);`,
-              `I look for the emails from ${sender.first_name}.`,
-            ),
-          ]),
-          act(`print(apis.mail.reply_to_email({ access_token: mailToken, email_id: latest.email_id, body: ${literal(reply)} }));`, 'Now I reply.'),
+          withDoc(
+            'mail',
+            'show_inbox',
+            `var fromThem = apis.mail.show_inbox({ access_token: mailToken, from: ${literal(sender.email)} });`,
+            [
+              act(
+                `var fromThem = apis.mail.show_inbox({ access_token: mailToken, sender: ${literal(sender.email)} });\nvar latest = fromThem[0];\nprint(latest);`,
+                `I look for the emails from ${sender.first_name}.`,
+              ),
+            ],
+          ),
+          act(
+            `print(apis.mail.reply_to_email({ access_token: mailToken, email_id: latest.email_id, body: ${literal(reply)} }));`,
+            'Now I reply.',
+          ),
           finish(),
         ],
         check: (context) => {
@@ -67,7 +77,13 @@ const replyLatest: Scenario = {
               change.after['body'] === reply,
           );
           context.require('reply-sent', sent.length === 1, `${sent.length} matching repl(ies) to email ${latest?.id}`);
-          context.allow('mail_messages', (change) => change.kind === 'added' && change.after?.['reply_to_id'] === latest?.id && change.after['body'] === reply);
+          context.allow(
+            'mail_messages',
+            (change) =>
+              change.kind === 'added' &&
+              change.after?.['reply_to_id'] === latest?.id &&
+              change.after?.['body'] === reply,
+          );
         },
       };
     }),
@@ -105,12 +121,17 @@ const countDomainEmails: Scenario = {
         },
         plan: [
           ...login('mail', email, 'mailToken', true),
-          withDoc('mail', 'show_inbox', 'var inbox = apis.mail.show_inbox({ access_token: mailToken, page: 0, size: 50 });', [
-            fetchPages(
-              [['inbox', pagedCall('mail', 'show_inbox', 'access_token: mailToken')]],
-              `var count = inbox.filter((item) => item.sender.endsWith(${literal(`@${organization.domain}`)})).length;\nprint(count);`,
-            ),
-          ]),
+          withDoc(
+            'mail',
+            'show_inbox',
+            'var inbox = apis.mail.show_inbox({ access_token: mailToken, page: 0, size: 50 });',
+            [
+              fetchPages(
+                [['inbox', pagedCall('mail', 'show_inbox', 'access_token: mailToken')]],
+                `var count = inbox.filter((item) => item.sender.endsWith(${literal(`@${organization.domain}`)})).length;\nprint(count);`,
+              ),
+            ],
+          ),
           finish('count'),
         ],
         check: (context) => {
@@ -139,7 +160,9 @@ const emailNoteToRelative: Scenario = {
         db,
         `email-note-to-relative:${relationship}`,
         1,
-        (candidate) => contactsOf(db, candidate, relationship).length === 1 && oneRow(db, 'SELECT 1 FROM notes_notes WHERE user_id = ?', candidate) !== undefined,
+        (candidate) =>
+          contactsOf(db, candidate, relationship).length === 1 &&
+          oneRow(db, 'SELECT 1 FROM notes_notes WHERE user_id = ?', candidate) !== undefined,
       );
       const supervisorId = id ?? 1;
       const { email, phone_number } = person(db, supervisorId);
@@ -154,12 +177,17 @@ const emailNoteToRelative: Scenario = {
         instruction: `Email the content of my note titled "${note.title}" to my ${relationship}, with the note's title as the subject.`,
         plan: [
           ...login('notes', email, 'notesToken', true),
-          withDoc('notes', 'show_notes', `var found = apis.notes.show_notes({ access_token: notesToken, title: ${literal(note.title)} });`, [
-            act(
-              `var found = apis.notes.show_notes({ access_token: notesToken, query: ${literal(note.title)} });\nvar note = apis.notes.show_note({ access_token: notesToken, note_id: found.find((item) => item.title === ${literal(note.title)}).note_id });\nprint(note.content);`,
-              'I find the note.',
-            ),
-          ]),
+          withDoc(
+            'notes',
+            'show_notes',
+            `var found = apis.notes.show_notes({ access_token: notesToken, title: ${literal(note.title)} });`,
+            [
+              act(
+                `var found = apis.notes.show_notes({ access_token: notesToken, query: ${literal(note.title)} });\nvar note = apis.notes.show_note({ access_token: notesToken, note_id: found.find((item) => item.title === ${literal(note.title)}).note_id });\nprint(note.content);`,
+                'I find the note.',
+              ),
+            ],
+          ),
           ...login('phone', phone_number, 'phoneToken'),
           act(
             `var relative = apis.phone.show_contacts({ access_token: phoneToken, relationship: ${literal(relationship)} })[0];\nprint(relative);`,
@@ -183,7 +211,11 @@ const emailNoteToRelative: Scenario = {
                 change.after['subject'] === note.title &&
                 change.after['body'] === note.content,
             );
-          context.require('email-sent', sent.some((change) => change.after?.['folder'] === 'sent'), `${sent.length} matching message(s)`);
+          context.require(
+            'email-sent',
+            sent.some((change) => change.after?.['folder'] === 'sent'),
+            `${sent.length} matching message(s)`,
+          );
           context.allow('mail_messages', (change) => sent.includes(change));
         },
       };

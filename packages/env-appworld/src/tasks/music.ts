@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3';
 import { numberOf } from '../evaluation/check-context.js';
-import { passwordHash } from '../world/random-helpers.js';
 import { allRows, insertRow, oneRow, run } from '../world/rows.js';
 import { act, decide, fetchPages, finish, login, pagedCall, withDoc } from './plan-steps.js';
 import type { Scenario } from './types.js';
@@ -42,15 +41,20 @@ const likedLibraryPlaylist: Scenario = {
         instruction: `Create a new playlist titled "${title}" in my music app with every song that I have liked and that is also in my music library.`,
         plan: [
           ...login('music', email, 'musicToken', true),
-          withDoc('music', 'show_liked_songs', 'var liked = apis.music.show_liked_songs({ access_token: musicToken, page: 0, limit: 20 });', [
-            fetchPages(
-              [
-                ['liked', likedCall],
-                ['library', libraryCall],
-              ],
-              "print(liked.length + ' liked songs, ' + library.length + ' songs in the library');",
-            ),
-          ]),
+          withDoc(
+            'music',
+            'show_liked_songs',
+            'var liked = apis.music.show_liked_songs({ access_token: musicToken, page: 0, limit: 20 });',
+            [
+              fetchPages(
+                [
+                  ['liked', likedCall],
+                  ['library', libraryCall],
+                ],
+                "print(liked.length + ' liked songs, ' + library.length + ' songs in the library');",
+              ),
+            ],
+          ),
           decide(
             'intersect-not-union',
             [
@@ -84,13 +88,34 @@ const likedLibraryPlaylist: Scenario = {
           );
           const created = context
             .changes('music_playlists')
-            .filter((change) => change.kind === 'added' && change.after?.['user_id'] === id && change.after['title'] === title);
-          context.require('playlist-created', created.length === 1, `${created.length} new playlist(s) titled "${title}"`);
+            .filter(
+              (change) =>
+                change.kind === 'added' && change.after?.['user_id'] === id && change.after['title'] === title,
+            );
+          context.require(
+            'playlist-created',
+            created.length === 1,
+            `${created.length} new playlist(s) titled "${title}"`,
+          );
           const playlistId = numberOf(created[0]?.after ?? null, 'id');
-          const actual = songIds(context.after, 'SELECT song_id FROM music_playlist_songs WHERE playlist_id = ? ORDER BY song_id', playlistId);
-          context.require('playlist-songs', JSON.stringify(actual) === JSON.stringify(expected), `expected songs ${expected.join(',')}, found ${actual.join(',')}`);
-          context.allow('music_playlists', (change) => change.kind === 'added' && change.after?.['title'] === title && change.after['user_id'] === id);
-          context.allow('music_playlist_songs', (change) => change.kind === 'added' && change.after?.['playlist_id'] === playlistId);
+          const actual = songIds(
+            context.after,
+            'SELECT song_id FROM music_playlist_songs WHERE playlist_id = ? ORDER BY song_id',
+            playlistId,
+          );
+          context.require(
+            'playlist-songs',
+            JSON.stringify(actual) === JSON.stringify(expected),
+            `expected songs ${expected.join(',')}, found ${actual.join(',')}`,
+          );
+          context.allow(
+            'music_playlists',
+            (change) => change.kind === 'added' && change.after?.['title'] === title && change.after['user_id'] === id,
+          );
+          context.allow(
+            'music_playlist_songs',
+            (change) => change.kind === 'added' && change.after?.['playlist_id'] === playlistId,
+          );
         },
       };
     }),
@@ -106,24 +131,45 @@ const playlistLikedTitles: Scenario = {
   variants: (db) =>
     pickPeople(db, 'playlist-liked-titles', 3).map((id) => {
       const { email } = person(db, id);
-      const playlists = allRows<{ id: number; title: string }>(db, 'SELECT id, title FROM music_playlists WHERE user_id = ? ORDER BY id', id);
+      const playlists = allRows<{ id: number; title: string }>(
+        db,
+        'SELECT id, title FROM music_playlists WHERE user_id = ? ORDER BY id',
+        id,
+      );
       const target = choose(playlists, `playlist-liked-titles:${id}`);
       return {
         supervisorId: id,
         instruction: `Which songs in my "${target.title}" playlist have I also liked? Answer with the list of their titles.`,
         setup: (world) => {
           // Two songs of the playlist are liked, so the answer is never empty.
-          const inPlaylist = songIds(world, 'SELECT song_id FROM music_playlist_songs WHERE playlist_id = ? ORDER BY song_id', target.id);
+          const inPlaylist = songIds(
+            world,
+            'SELECT song_id FROM music_playlist_songs WHERE playlist_id = ? ORDER BY song_id',
+            target.id,
+          );
           for (const songId of inPlaylist.slice(0, 2)) {
-            run(world, 'INSERT OR IGNORE INTO music_liked_songs (user_id, song_id, liked_at) VALUES (?, ?, ?)', id, songId, '2023-03-02T12:00:00');
+            run(
+              world,
+              'INSERT OR IGNORE INTO music_liked_songs (user_id, song_id, liked_at) VALUES (?, ?, ?)',
+              id,
+              songId,
+              '2023-03-02T12:00:00',
+            );
           }
         },
         plan: [
           ...login('music', email, 'musicToken', true),
           openPlaylist(target.title),
-          withDoc('music', 'show_playlist', `var details = apis.music.show_playlist({ access_token: musicToken, title: ${literal(target.title)} });`, [
-            act('var details = apis.music.show_playlist({ access_token: musicToken, playlist_id: playlist.playlist_id });\nprint(details.songs.map((song) => song.title));'),
-          ]),
+          withDoc(
+            'music',
+            'show_playlist',
+            `var details = apis.music.show_playlist({ access_token: musicToken, title: ${literal(target.title)} });`,
+            [
+              act(
+                'var details = apis.music.show_playlist({ access_token: musicToken, playlist_id: playlist.playlist_id });\nprint(details.songs.map((song) => song.title));',
+              ),
+            ],
+          ),
           fetchPages([['liked', likedCall]], "print(liked.length + ' liked songs');"),
           decide(
             'intersect-not-union',
@@ -167,7 +213,11 @@ const countArtistLibrary: Scenario = {
   variants: (db) =>
     pickPeople(db, 'count-artist-library', 3).map((id, index) => {
       const { email } = person(db, id);
-      const artist = oneRow<{ id: number; name: string }>(db, 'SELECT id, name FROM music_artists WHERE id = ?', 3 + index * 11) ?? {
+      const artist = oneRow<{ id: number; name: string }>(
+        db,
+        'SELECT id, name FROM music_artists WHERE id = ?',
+        3 + index * 11,
+      ) ?? {
         id: 1,
         name: '',
       };
@@ -176,16 +226,34 @@ const countArtistLibrary: Scenario = {
         instruction: `How many songs by ${artist.name} are in my music library?`,
         setup: (world) => {
           // Three of the artist's songs, added long ago, so they sit past the first page.
-          const songs = songIds(world, 'SELECT id AS song_id FROM music_songs WHERE artist_id = ? ORDER BY id', artist.id);
+          const songs = songIds(
+            world,
+            'SELECT id AS song_id FROM music_songs WHERE artist_id = ? ORDER BY id',
+            artist.id,
+          );
           songs.slice(0, 3).forEach((songId, offset) => {
-            run(world, 'INSERT OR IGNORE INTO music_library_songs (user_id, song_id, added_at) VALUES (?, ?, ?)', id, songId, `2022-0${offset + 1}-15T09:00:00`);
+            run(
+              world,
+              'INSERT OR IGNORE INTO music_library_songs (user_id, song_id, added_at) VALUES (?, ?, ?)',
+              id,
+              songId,
+              `2022-0${offset + 1}-15T09:00:00`,
+            );
           });
         },
         plan: [
           ...login('music', email, 'musicToken', true),
-          withDoc('music', 'show_library_songs', 'var library = apis.music.show_library_songs({ token: musicToken });', [
-            fetchPages([['library', libraryCall]], `var count = library.filter((song) => song.artist_name === ${literal(artist.name)}).length;\nprint(count);`),
-          ]),
+          withDoc(
+            'music',
+            'show_library_songs',
+            'var library = apis.music.show_library_songs({ token: musicToken });',
+            [
+              fetchPages(
+                [['library', libraryCall]],
+                `var count = library.filter((song) => song.artist_name === ${literal(artist.name)}).length;\nprint(count);`,
+              ),
+            ],
+          ),
           finish('count'),
         ],
         check: (context) => {
@@ -203,7 +271,7 @@ const countArtistLibrary: Scenario = {
 
 const likeMissingCode = (genre: string): string =>
   [
-    "var likedNow = [];\nfor (var page = 0; ; page += 1) {\n  var batch = apis.music.show_liked_songs({ access_token: musicToken, page_index: page, page_limit: 20 });\n  if (batch.length === 0) break;\n  likedNow = likedNow.concat(batch);\n}",
+    'var likedNow = [];\nfor (var page = 0; ; page += 1) {\n  var batch = apis.music.show_liked_songs({ access_token: musicToken, page_index: page, page_limit: 20 });\n  if (batch.length === 0) break;\n  likedNow = likedNow.concat(batch);\n}',
     'var likedIds = new Set(likedNow.map((song) => song.song_id));',
     `var missing = details.songs.filter((song) => song.genre === ${literal(genre)} && !likedIds.has(song.song_id));`,
     'for (var song of missing) apis.music.like_song({ access_token: musicToken, song_id: song.song_id });',
@@ -220,7 +288,11 @@ const likeGenreInPlaylist: Scenario = {
   variants: (db) =>
     pickPeople(db, 'like-genre-in-playlist', 3).map((id, index) => {
       const { email } = person(db, id);
-      const playlist = allRows<{ id: number; title: string }>(db, 'SELECT id, title FROM music_playlists WHERE user_id = ? ORDER BY id', id)[0] ?? {
+      const playlist = allRows<{ id: number; title: string }>(
+        db,
+        'SELECT id, title FROM music_playlists WHERE user_id = ? ORDER BY id',
+        id,
+      )[0] ?? {
         id: 0,
         title: '',
       };
@@ -238,23 +310,39 @@ const likeGenreInPlaylist: Scenario = {
             id,
           );
           fresh.forEach((songId, offset) => {
-            insertRow(world, 'music_playlist_songs', { playlist_id: playlist.id, song_id: songId, added_at: `2030-01-0${offset + 1}T00:00:00` });
+            insertRow(world, 'music_playlist_songs', {
+              playlist_id: playlist.id,
+              song_id: songId,
+              added_at: `2030-01-0${offset + 1}T00:00:00`,
+            });
           });
           // The middle one is liked already: a loop that likes all of them fails on it.
           const middle = fresh[1];
-          if (middle !== undefined) insertRow(world, 'music_liked_songs', { user_id: id, song_id: middle, liked_at: '2024-01-01T00:00:00' });
+          if (middle !== undefined)
+            insertRow(world, 'music_liked_songs', { user_id: id, song_id: middle, liked_at: '2024-01-01T00:00:00' });
         },
         plan: [
           ...login('music', email, 'musicToken', true),
           openPlaylist(playlist.title),
-          act('var details = apis.music.show_playlist({ access_token: musicToken, playlist_id: playlist.playlist_id });\nprint(details.songs.map((song) => song.title + \' (\' + song.genre + \')\'));'),
-          withDoc('music', 'like_song', 'apis.music.like_song({ access_token: musicToken, id: details.songs[0].song_id });', [
-            act(
-              `var genreSongs = details.songs.filter((song) => song.genre === ${literal(genre)});\nfor (var song of genreSongs) apis.music.like_song({ access_token: musicToken, song_id: song.song_id });\nprint('Liked ' + genreSongs.length + ' songs.');`,
-              `I like the ${genre} songs of the playlist.`,
-            ),
-          ]),
-          decide('check-after-write', [act(likeMissingCode(genre), 'Let me check which of them are liked now and like the rest.')], []),
+          act(
+            "var details = apis.music.show_playlist({ access_token: musicToken, playlist_id: playlist.playlist_id });\nprint(details.songs.map((song) => song.title + ' (' + song.genre + ')'));",
+          ),
+          withDoc(
+            'music',
+            'like_song',
+            'apis.music.like_song({ access_token: musicToken, id: details.songs[0].song_id });',
+            [
+              act(
+                `var genreSongs = details.songs.filter((song) => song.genre === ${literal(genre)});\nfor (var song of genreSongs) apis.music.like_song({ access_token: musicToken, song_id: song.song_id });\nprint('Liked ' + genreSongs.length + ' songs.');`,
+                `I like the ${genre} songs of the playlist.`,
+              ),
+            ],
+          ),
+          decide(
+            'check-after-write',
+            [act(likeMissingCode(genre), 'Let me check which of them are liked now and like the rest.')],
+            [],
+          ),
           finish(),
         ],
         check: (context) => {
@@ -265,66 +353,26 @@ const likeGenreInPlaylist: Scenario = {
             playlist.id,
             genre,
           );
-          const likedAfter = new Set(songIds(context.after, 'SELECT song_id FROM music_liked_songs WHERE user_id = ?', id));
+          const likedAfter = new Set(
+            songIds(context.after, 'SELECT song_id FROM music_liked_songs WHERE user_id = ?', id),
+          );
           const missing = expected.filter((songId) => !likedAfter.has(songId));
           context.require('genre-songs-liked', missing.length === 0, `not liked: ${missing.join(',') || 'none'}`);
-          context.allow('music_liked_songs', (change) => change.kind === 'added' && change.after?.['user_id'] === id && expected.includes(numberOf(change.after, 'song_id')));
+          context.allow(
+            'music_liked_songs',
+            (change) =>
+              change.kind === 'added' &&
+              change.after?.['user_id'] === id &&
+              expected.includes(numberOf(change.after, 'song_id')),
+          );
         },
       };
     }),
 };
 
-/** Account recovery on the music app (reset code by email): the dev-split case. */
-const recoverMusic: Scenario = {
-  name: 'recover-music',
-  family: 'music',
-  split: 'dev',
-  difficulty: 3,
-  tags: ['account-recovery'],
-  variants: (db) =>
-    pickPeople(db, 'recover-music', 3).map((id, index) => {
-      const { email } = person(db, id);
-      const newPassword = ['TuneIn-2024!', 'Melody#Reset9', 'Playlist&Back7'][index] ?? 'TuneIn-2024!';
-      return {
-        supervisorId: id,
-        instruction: `The password I saved for my music account does not work any more. Reset it to "${newPassword}" (the reset code is sent to my email), then tell me how many playlists I have in the music app.`,
-        setup: (world) => run(world, "UPDATE supervisor_passwords SET password = 'OldTune2023!' WHERE person_id = ? AND account_name = 'music'", id),
-        plan: [
-          withDoc('music', 'send_password_reset_code', `apis.music.send_password_reset_code({ username: ${literal(email)} });`, [
-            act(`print(apis.music.send_password_reset_code({ email: ${literal(email)} }));`, 'I ask the music app for a reset code.'),
-          ]),
-          ...login('mail', email, 'mailToken'),
-          act(
-            [
-              "var codeMails = apis.mail.show_inbox({ access_token: mailToken, sender: 'no-reply@music.example' });",
-              'var codeMail = apis.mail.show_email({ access_token: mailToken, email_id: codeMails[0].email_id });',
-              'var resetCode = codeMail.body.match(/\\d{6}/)[0];',
-              'print(resetCode);',
-            ].join('\n'),
-            'The code should be in my inbox.',
-          ),
-          decide(
-            'finish-account-flow',
-            [
-              act(
-                `apis.music.reset_password({ email: ${literal(email)}, password_reset_code: resetCode, new_password: ${literal(newPassword)} });\nvar musicToken = apis.music.login({ username: ${literal(email)}, password: ${literal(newPassword)} }).access_token;\nprint('Logged in with the new password.');`,
-                'I reset the password and log in with the new one.',
-              ),
-              act('var playlists = apis.music.show_playlists({ access_token: musicToken, page_limit: 20 });\nprint(playlists.length);'),
-              finish('playlists.length'),
-            ],
-            [finish(undefined, 'I have the reset code, so the account can be recovered.')],
-          ),
-        ],
-        check: (context) => {
-          const account = oneRow<{ password_hash: string }>(context.after, "SELECT password_hash FROM accounts WHERE app = 'music' AND user_id = ?", id);
-          context.require('password-reset', account?.password_hash === passwordHash('music', id, newPassword), 'the music password is the requested one');
-          const count = oneRow<{ count: number }>(context.before, 'SELECT COUNT(*) AS count FROM music_playlists WHERE user_id = ?', id);
-          context.expectAnswer(count?.count ?? 0);
-          context.allow('accounts', (change) => change.after?.['app'] === 'music' && change.after['user_id'] === id);
-        },
-      };
-    }),
-};
-
-export const musicScenarios: Scenario[] = [likedLibraryPlaylist, playlistLikedTitles, countArtistLibrary, likeGenreInPlaylist, recoverMusic];
+export const musicScenarios: Scenario[] = [
+  likedLibraryPlaylist,
+  playlistLikedTitles,
+  countArtistLibrary,
+  likeGenreInPlaylist,
+];

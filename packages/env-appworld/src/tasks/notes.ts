@@ -21,10 +21,16 @@ const cartToNote: Scenario = {
         plan: [
           ...login('shop', email, 'shopToken', true),
           withDoc('shop', 'show_cart', 'var cart = apis.shop.show_cart({ token: shopToken });', [
-            act('var cart = apis.shop.show_cart({ access_token: shopToken });\nvar names = cart.items.map((item) => item.name);\nprint(names);', 'I read my cart.'),
+            act(
+              'var cart = apis.shop.show_cart({ access_token: shopToken });\nvar names = cart.items.map((item) => item.name);\nprint(names);',
+              'I read my cart.',
+            ),
           ]),
           ...login('notes', email, 'notesToken'),
-          act(`print(apis.notes.create_note({ access_token: notesToken, title: ${literal(title)}, content: names.join('\\n') }));`, 'Now I write the note.'),
+          act(
+            `print(apis.notes.create_note({ access_token: notesToken, title: ${literal(title)}, content: names.join('\\n') }));`,
+            'Now I write the note.',
+          ),
           finish(),
         ],
         check: (context) => {
@@ -33,14 +39,23 @@ const cartToNote: Scenario = {
             'SELECT p.name FROM shop_cart_items c JOIN shop_products p ON p.id = c.product_id WHERE c.user_id = ? ORDER BY p.name',
             id,
           ).map((row) => row.name);
-          const created = context.changes('notes_notes').filter((change) => change.kind === 'added' && change.after?.['user_id'] === id && change.after['title'] === title);
+          const created = context
+            .changes('notes_notes')
+            .filter(
+              (change) =>
+                change.kind === 'added' && change.after?.['user_id'] === id && change.after['title'] === title,
+            );
           const lines = String(created[0]?.after?.['content'] ?? '')
             .split('\n')
             .map((line) => line.trim())
             .filter((line) => line !== '')
             .sort();
           context.require('note-created', created.length === 1, `${created.length} note(s) titled "${title}"`);
-          context.require('note-lists-cart', JSON.stringify(lines) === JSON.stringify(names), `expected ${names.join(' | ')}; found ${lines.join(' | ')}`);
+          context.require(
+            'note-lists-cart',
+            JSON.stringify(lines) === JSON.stringify(names),
+            `expected ${names.join(' | ')}; found ${lines.join(' | ')}`,
+          );
           context.allow('notes_notes', (change) => created.includes(change));
         },
       };
@@ -86,12 +101,17 @@ const tagNotes: Scenario = {
         plan: [
           ...login('notes', email, 'notesToken', true),
           fetchPages([['notes', pagedCall('notes', 'show_notes', 'access_token: notesToken')]], matches),
-          withDoc('notes', 'add_note_tag', `apis.notes.add_note_tag({ access_token: notesToken, note_id: matching[0].note_id, tags: [${literal(tag)}] });`, [
-            act(
-              `for (var note of matching) apis.notes.add_note_tag({ access_token: notesToken, note_id: note.note_id, tag: ${literal(tag)} });\nprint('Tagged ' + matching.length + ' notes.');`,
-              'I tag each matching note.',
-            ),
-          ]),
+          withDoc(
+            'notes',
+            'add_note_tag',
+            `apis.notes.add_note_tag({ access_token: notesToken, note_id: matching[0].note_id, tags: [${literal(tag)}] });`,
+            [
+              act(
+                `for (var note of matching) apis.notes.add_note_tag({ access_token: notesToken, note_id: note.note_id, tag: ${literal(tag)} });\nprint('Tagged ' + matching.length + ' notes.');`,
+                'I tag each matching note.',
+              ),
+            ],
+          ),
           decide(
             'check-after-write',
             [
@@ -109,15 +129,26 @@ const tagNotes: Scenario = {
           finish(),
         ],
         check: (context) => {
-          const notes = allRows<{ id: number; title: string }>(context.before, 'SELECT id, title FROM notes_notes WHERE user_id = ?', id).filter((note) =>
-            note.title.toLowerCase().includes(word),
-          );
+          const notes = allRows<{ id: number; title: string }>(
+            context.before,
+            'SELECT id, title FROM notes_notes WHERE user_id = ?',
+            id,
+          ).filter((note) => note.title.toLowerCase().includes(word));
           const ids = notes.map((note) => note.id);
-          const tagged = allRows<{ id: number; tags: string }>(context.after, 'SELECT id, tags FROM notes_notes WHERE user_id = ?', id).filter(
-            (note) => ids.includes(note.id) && note.tags.split(',').includes(tag),
+          const tagged = allRows<{ id: number; tags: string }>(
+            context.after,
+            'SELECT id, tags FROM notes_notes WHERE user_id = ?',
+            id,
+          ).filter((note) => ids.includes(note.id) && note.tags.split(',').includes(tag));
+          context.require(
+            'notes-tagged',
+            tagged.length === ids.length,
+            `${tagged.length} of ${ids.length} matching notes have the tag`,
           );
-          context.require('notes-tagged', tagged.length === ids.length, `${tagged.length} of ${ids.length} matching notes have the tag`);
-          context.allow('notes_notes', (change) => change.kind === 'updated' && ids.includes(numberOf(change.after, 'id')));
+          context.allow(
+            'notes_notes',
+            (change) => change.kind === 'updated' && ids.includes(numberOf(change.after, 'id')),
+          );
         },
       };
     }),

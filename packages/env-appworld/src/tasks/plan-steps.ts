@@ -6,12 +6,27 @@ export const executeTool = 'execute';
 /** The skills the decision points of AppWorld plans name. */
 export const appworldSkills: readonly SkillDescription[] = [
   { name: 'lookup-api-doc', description: "read an API's documentation (api_docs.show_api_doc) before its first call" },
-  { name: 'ask-supervisor', description: 'take passwords, cards and addresses from the supervisor app instead of guessing them' },
-  { name: 'fetch-all-pages', description: 'page through a list until an empty page instead of reading only the first page' },
-  { name: 'intersect-not-union', description: 'keep only the items that meet every condition (an intersection), not any (a union)' },
+  {
+    name: 'ask-supervisor',
+    description: 'take passwords, cards and addresses from the supervisor app instead of guessing them',
+  },
+  {
+    name: 'fetch-all-pages',
+    description: 'page through a list until an empty page instead of reading only the first page',
+  },
+  {
+    name: 'intersect-not-union',
+    description: 'keep only the items that meet every condition (an intersection), not any (a union)',
+  },
   { name: 'check-after-write', description: 'read the state back after writing and finish what did not go through' },
-  { name: 'finish-account-flow', description: 'finish an account recovery: reset the password, log in with it, then do the task' },
-  { name: 'recover-from-error', description: 'after an error, find out what went wrong and retry instead of giving up' },
+  {
+    name: 'finish-account-flow',
+    description: 'finish an account recovery: reset the password, log in with it, then do the task',
+  },
+  {
+    name: 'recover-from-error',
+    description: 'after an error, find out what went wrong and retry instead of giving up',
+  },
 ];
 
 /** A code block the agent runs. */
@@ -22,7 +37,12 @@ export const act = (code: string, thought?: string): PlanNode => ({
 });
 
 /** A decision point: the right branch and a realistic mistake. */
-export const decide = (skill: string, right: PlanNode[], wrong: PlanNode[]): PlanNode => ({ kind: 'decide', skill, right, wrong });
+export const decide = (skill: string, right: PlanNode[], wrong: PlanNode[]): PlanNode => ({
+  kind: 'decide',
+  skill,
+  right,
+  wrong,
+});
 
 /** Ending the task as failed: what an agent does when it gives up. */
 export const giveUp = (thought = 'I cannot get this to work, so I will stop here.'): PlanNode =>
@@ -30,7 +50,12 @@ export const giveUp = (thought = 'I cannot get this to work, so I will stop here
 
 /** Ending the task, with the answer expression when the task asks a question. */
 export const finish = (answerExpression?: string, thought = 'Everything is done; completing the task.'): PlanNode =>
-  act(answerExpression ? `apis.supervisor.complete_task({ answer: ${answerExpression} });` : 'apis.supervisor.complete_task({});', thought);
+  act(
+    answerExpression
+      ? `apis.supervisor.complete_task({ answer: ${answerExpression} });`
+      : 'apis.supervisor.complete_task({});',
+    thought,
+  );
 
 const loginCode = (app: string, username: string, variable: string): string =>
   [
@@ -45,7 +70,10 @@ const loginCode = (app: string, username: string, variable: string): string =>
  * supervisor app, gets a 401, and then recovers (asks) or gives up.
  */
 export function login(app: string, username: string, variable: string, withDecision = false): PlanNode[] {
-  const right = act(loginCode(app, username, variable), `First I log in to ${app} with the password from the supervisor app.`);
+  const right = act(
+    loginCode(app, username, variable),
+    `First I log in to ${app} with the password from the supervisor app.`,
+  );
   if (!withDecision) return [right];
   return [
     decide(
@@ -56,7 +84,11 @@ export function login(app: string, username: string, variable: string, withDecis
           `var ${variable} = apis.${app}.login({ username: '${username}', password: 'password123' }).access_token;`,
           `I will log in to ${app}; the password is probably the usual one.`,
         ),
-        decide('recover-from-error', [act(loginCode(app, username, variable), 'The guess was wrong; the supervisor app has the password.')], [giveUp()]),
+        decide(
+          'recover-from-error',
+          [act(loginCode(app, username, variable), 'The guess was wrong; the supervisor app has the password.')],
+          [giveUp()],
+        ),
       ],
     ),
   ];
@@ -64,7 +96,10 @@ export function login(app: string, username: string, variable: string, withDecis
 
 /** Printing an API's documentation. */
 export const showDoc = (app: string, api: string): PlanNode =>
-  act(`print(apis.api_docs.show_api_doc({ app_name: '${app}', api_name: '${api}' }));`, `Let me read the documentation of ${app}.${api} first.`);
+  act(
+    `print(apis.api_docs.show_api_doc({ app_name: '${app}', api_name: '${api}' }));`,
+    `Let me read the documentation of ${app}.${api} first.`,
+  );
 
 /**
  * Looking up an API's documentation before its first call. The wrong branch calls it with a
@@ -113,4 +148,6 @@ export function fetchPages(
 
 /** A list API call with paging arguments (`page_limit` 20 when paging through). */
 export const pagedCall = (app: string, api: string, args: string) => (page: string) =>
-  page === '0' ? `apis.${app}.${api}({ ${args} })` : `apis.${app}.${api}({ ${args}, page_index: ${page}, page_limit: 20 })`;
+  page === '0'
+    ? `apis.${app}.${api}({ ${args} })`
+    : `apis.${app}.${api}({ ${args}, page_index: ${page}, page_limit: 20 })`;

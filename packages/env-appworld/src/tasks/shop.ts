@@ -1,64 +1,10 @@
 import type { PlanNode } from '@harness-s/core';
 import type { Database } from 'better-sqlite3';
 import { type CheckContext, numberOf } from '../evaluation/check-context.js';
-import { passwordHash } from '../world/random-helpers.js';
 import { allRows, insertRow, oneRow, run } from '../world/rows.js';
 import { act, decide, fetchPages, finish, giveUp, login, pagedCall, withDoc } from './plan-steps.js';
 import type { Scenario } from './types.js';
 import { choose, literal, person, pickPeople } from './world-facts.js';
-
-/** Account recovery on the shop (reset code by email): the held-out case (test split). */
-const recoverShop: Scenario = {
-  name: 'recover-shop',
-  family: 'shop',
-  split: 'test',
-  difficulty: 3,
-  tags: ['account-recovery'],
-  variants: (db) =>
-    pickPeople(db, 'recover-shop', 3).map((id, index) => {
-      const { email } = person(db, id);
-      const newPassword = ['Basket-Reset-5', 'Checkout#2024', 'Parcel&Key77'][index] ?? 'Basket-Reset-5';
-      return {
-        supervisorId: id,
-        instruction: `I forgot my shop password. Reset it to "${newPassword}" (the code is sent to my email), then tell me the total of my most recent shop order.`,
-        setup: (world) => run(world, "UPDATE supervisor_passwords SET password = 'Shopper2022' WHERE person_id = ? AND account_name = 'shop'", id),
-        plan: [
-          withDoc('shop', 'send_password_reset_code', `apis.shop.send_password_reset_code({ user_email: ${literal(email)} });`, [
-            act(`print(apis.shop.send_password_reset_code({ email: ${literal(email)} }));`, 'I ask the shop for a reset code.'),
-          ]),
-          ...login('mail', email, 'mailToken'),
-          act(
-            [
-              "var codeMails = apis.mail.show_inbox({ access_token: mailToken, sender: 'no-reply@shop.example' });",
-              'var codeMail = apis.mail.show_email({ access_token: mailToken, email_id: codeMails[0].email_id });',
-              'var resetCode = codeMail.body.match(/\\d{6}/)[0];',
-              'print(resetCode);',
-            ].join('\n'),
-            'The code should be in my inbox.',
-          ),
-          decide(
-            'finish-account-flow',
-            [
-              act(
-                `apis.shop.reset_password({ email: ${literal(email)}, password_reset_code: resetCode, new_password: ${literal(newPassword)} });\nvar shopToken = apis.shop.login({ username: ${literal(email)}, password: ${literal(newPassword)} }).access_token;\nprint('Logged in with the new password.');`,
-                'I reset the password and log in with the new one.',
-              ),
-              act("var latestOrder = apis.shop.show_orders({ access_token: shopToken, sort_by: '-created_at' })[0];\nprint(latestOrder);"),
-              finish('latestOrder.total'),
-            ],
-            [finish(undefined, 'I have the reset code, so the account can be recovered.')],
-          ),
-        ],
-        check: (context) => {
-          const account = oneRow<{ password_hash: string }>(context.after, "SELECT password_hash FROM accounts WHERE app = 'shop' AND user_id = ?", id);
-          context.require('password-reset', account?.password_hash === passwordHash('shop', id, newPassword), 'the shop password is the requested one');
-          const latest = oneRow<{ total: number }>(context.before, 'SELECT total FROM shop_orders WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT 1', id);
-          context.expectAnswer(latest?.total ?? 0);
-          context.allow('accounts', (change) => change.after?.['app'] === 'shop' && change.after['user_id'] === id);
-        },
-      };
-    }),
-};
 
 /** Code that places an order for `ids` with the named card and the home address, from the supervisor app. */
 const orderCode = (cardName: string): string =>
@@ -71,25 +17,48 @@ const orderCode = (cardName: string): string =>
 
 /** The order must hold exactly `productIds` (one of each, or the cart's quantities), paid and shipped as asked. */
 function checkOrder(context: CheckContext, userId: number, productIds: number[], cardName: string): void {
-  const orders = context.changes('shop_orders').filter((change) => change.kind === 'added' && change.after?.['user_id'] === userId);
+  const orders = context
+    .changes('shop_orders')
+    .filter((change) => change.kind === 'added' && change.after?.['user_id'] === userId);
   const order = orders[0]?.after ?? null;
   const orderId = numberOf(order, 'id');
-  const card = oneRow<{ id: number }>(context.before, 'SELECT id FROM supervisor_payment_cards WHERE person_id = ? AND card_name = ?', userId, cardName);
-  const home = oneRow<{ id: number }>(context.before, "SELECT id FROM supervisor_addresses WHERE person_id = ? AND name = 'Home'", userId);
+  const card = oneRow<{ id: number }>(
+    context.before,
+    'SELECT id FROM supervisor_payment_cards WHERE person_id = ? AND card_name = ?',
+    userId,
+    cardName,
+  );
+  const home = oneRow<{ id: number }>(
+    context.before,
+    "SELECT id FROM supervisor_addresses WHERE person_id = ? AND name = 'Home'",
+    userId,
+  );
   context.require('one-order', orders.length === 1, `${orders.length} new order(s)`);
   context.require(
     'paid-and-shipped-as-asked',
     order?.['payment_card_id'] === card?.id && order?.['address_id'] === home?.id,
     `card ${order?.['payment_card_id']} (want ${card?.id}), address ${order?.['address_id']} (want ${home?.id})`,
   );
-  const items = allRows<{ product_id: number }>(context.after, 'SELECT product_id FROM shop_order_items WHERE order_id = ? ORDER BY product_id', orderId).map(
-    (row) => row.product_id,
-  );
+  const items = allRows<{ product_id: number }>(
+    context.after,
+    'SELECT product_id FROM shop_order_items WHERE order_id = ? ORDER BY product_id',
+    orderId,
+  ).map((row) => row.product_id);
   const wanted = [...productIds].sort((a, b) => a - b);
-  context.require('ordered-products', JSON.stringify(items) === JSON.stringify(wanted), `expected ${wanted.join(',')}, ordered ${items.join(',')}`);
+  context.require(
+    'ordered-products',
+    JSON.stringify(items) === JSON.stringify(wanted),
+    `expected ${wanted.join(',')}, ordered ${items.join(',')}`,
+  );
   context.allow('shop_orders', (change) => orders.includes(change));
-  context.allow('shop_order_items', (change) => change.kind === 'added' && numberOf(change.after, 'order_id') === orderId);
-  context.allow('shop_products', (change) => change.kind === 'updated' && wanted.includes(numberOf(change.after, 'id')));
+  context.allow(
+    'shop_order_items',
+    (change) => change.kind === 'added' && numberOf(change.after, 'order_id') === orderId,
+  );
+  context.allow(
+    'shop_products',
+    (change) => change.kind === 'updated' && wanted.includes(numberOf(change.after, 'id')),
+  );
   context.allow('shop_cart_items', (change) => {
     const row = change.after ?? change.before;
     return change.kind !== 'updated' && row?.['user_id'] === userId && wanted.includes(numberOf(row, 'product_id'));
@@ -98,7 +67,11 @@ function checkOrder(context: CheckContext, userId: number, productIds: number[],
 
 const cardOf = (db: Database, id: number, salt: string): string =>
   choose(
-    allRows<{ card_name: string }>(db, 'SELECT card_name FROM supervisor_payment_cards WHERE person_id = ? ORDER BY id', id).map((row) => row.card_name),
+    allRows<{ card_name: string }>(
+      db,
+      'SELECT card_name FROM supervisor_payment_cards WHERE person_id = ? ORDER BY id',
+      id,
+    ).map((row) => row.card_name),
     salt,
   );
 
@@ -112,7 +85,11 @@ function paymentStep(cardName: string): PlanNode {
         'var order = apis.shop.place_order({ access_token: shopToken, payment_card_id: 1, address_id: 1, product_ids: ids });\nprint(order);',
         'I place the order with my card.',
       ),
-      decide('recover-from-error', [act(orderCode(cardName), 'The ids were wrong; the supervisor app has my cards and addresses.')], [giveUp()]),
+      decide(
+        'recover-from-error',
+        [act(orderCode(cardName), 'The ids were wrong; the supervisor app has my cards and addresses.')],
+        [giveUp()],
+      ),
     ],
   );
 }
@@ -149,18 +126,32 @@ const orderWishlistUnder: Scenario = {
             id,
             id,
           );
-          for (const product of extra) insertRow(world, 'shop_wishlist_items', { user_id: id, product_id: product.id, added_at: '2022-11-20T10:00:00' });
-          for (const productId of cheap(world)) run(world, 'UPDATE shop_products SET stock = MAX(stock, 10) WHERE id = ?', productId);
+          for (const product of extra)
+            insertRow(world, 'shop_wishlist_items', {
+              user_id: id,
+              product_id: product.id,
+              added_at: '2022-11-20T10:00:00',
+            });
+          for (const productId of cheap(world))
+            run(world, 'UPDATE shop_products SET stock = MAX(stock, 10) WHERE id = ?', productId);
         },
         plan: [
           ...login('shop', email, 'shopToken'),
-          withDoc('shop', 'show_wishlist', `var wishlist = apis.shop.show_wishlist({ access_token: shopToken, max_price: ${limit} });`, [
-            fetchPages(
-              [['wishlist', pagedCall('shop', 'show_wishlist', 'access_token: shopToken')]],
-              `var ids = wishlist.filter((item) => item.price < ${limit}).map((item) => item.product_id);\nprint(ids);`,
-            ),
-          ]),
-          act('for (var productId of ids) apis.shop.add_product_to_cart({ access_token: shopToken, product_id: productId, quantity: 1 });\nprint(apis.shop.show_cart({ access_token: shopToken }));', 'I put them in the cart.'),
+          withDoc(
+            'shop',
+            'show_wishlist',
+            `var wishlist = apis.shop.show_wishlist({ access_token: shopToken, max_price: ${limit} });`,
+            [
+              fetchPages(
+                [['wishlist', pagedCall('shop', 'show_wishlist', 'access_token: shopToken')]],
+                `var ids = wishlist.filter((item) => item.price < ${limit}).map((item) => item.product_id);\nprint(ids);`,
+              ),
+            ],
+          ),
+          act(
+            'for (var productId of ids) apis.shop.add_product_to_cart({ access_token: shopToken, product_id: productId, quantity: 1 });\nprint(apis.shop.show_cart({ access_token: shopToken }));',
+            'I put them in the cart.',
+          ),
           paymentStep(cardName),
           finish(),
         ],
@@ -190,17 +181,33 @@ const orderCartAndWishlist: Scenario = {
         supervisorId: id,
         instruction: `Order the products that are both in my shop cart and on my wishlist (in the quantities in my cart), paid with my "${cardName}" card and shipped to my home address.`,
         setup: (world) => {
-          // Two wishlist products (the oldest, past the first page) are in the cart too, and in stock.
-          const wished = allRows<{ product_id: number }>(world, 'SELECT product_id FROM shop_wishlist_items WHERE user_id = ? ORDER BY added_at LIMIT 2', id);
-          for (const item of wished) {
-            run(world, 'INSERT OR IGNORE INTO shop_cart_items (user_id, product_id, quantity) VALUES (?, ?, 1)', id, item.product_id);
-          }
-          for (const productId of both(world)) run(world, 'UPDATE shop_products SET stock = MAX(stock, 10) WHERE id = ?', productId);
+          // Three products wished for long ago (past the first page); two of them are in the cart too, in stock.
+          const added = allRows<{ id: number }>(
+            world,
+            `SELECT id FROM shop_products WHERE id NOT IN (SELECT product_id FROM shop_wishlist_items WHERE user_id = ?)
+             AND id NOT IN (SELECT product_id FROM shop_cart_items WHERE user_id = ?) ORDER BY id DESC LIMIT 3`,
+            id,
+            id,
+          );
+          added.forEach((product, offset) => {
+            insertRow(world, 'shop_wishlist_items', {
+              user_id: id,
+              product_id: product.id,
+              added_at: `2022-0${offset + 4}-01T08:00:00`,
+            });
+            if (offset < 2)
+              insertRow(world, 'shop_cart_items', { user_id: id, product_id: product.id, quantity: offset + 1 });
+          });
+          for (const productId of both(world))
+            run(world, 'UPDATE shop_products SET stock = MAX(stock, 10) WHERE id = ?', productId);
         },
         plan: [
           ...login('shop', email, 'shopToken', true),
           act('var cart = apis.shop.show_cart({ access_token: shopToken }).items;\nprint(cart);', 'I read my cart.'),
-          fetchPages([['wishlist', pagedCall('shop', 'show_wishlist', 'access_token: shopToken')]], "print(wishlist.length + ' wishlist products');"),
+          fetchPages(
+            [['wishlist', pagedCall('shop', 'show_wishlist', 'access_token: shopToken')]],
+            "print(wishlist.length + ' wishlist products');",
+          ),
           decide(
             'intersect-not-union',
             [
@@ -224,4 +231,4 @@ const orderCartAndWishlist: Scenario = {
     }),
 };
 
-export const shopScenarios: Scenario[] = [recoverShop, orderWishlistUnder, orderCartAndWishlist];
+export const shopScenarios: Scenario[] = [orderWishlistUnder, orderCartAndWishlist];

@@ -1,9 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { type CheckContext, numberOf } from '../evaluation/check-context.js';
 import type { RecordChange } from '../evaluation/state-diff.js';
-import { passwordHash } from '../world/random-helpers.js';
-import { allRows, insertRow, oneRow, run } from '../world/rows.js';
-import { systemTextNumber } from '../world/schema.js';
+import { allRows, insertRow, oneRow } from '../world/rows.js';
 import { act, decide, fetchPages, finish, login, pagedCall, withDoc } from './plan-steps.js';
 import type { Scenario } from './types.js';
 import { contactsOf, literal, person, pickPeople } from './world-facts.js';
@@ -12,59 +10,11 @@ const round = (value: number): number => Math.round(value * 100) / 100;
 
 /** Balance changes of the users a task pays or is paid by are expected. */
 function allowPayments(context: CheckContext, users: number[]): void {
-  context.allow('wallet_balances', (change) => change.kind === 'updated' && users.includes(numberOf(change.after, 'user_id')));
+  context.allow(
+    'wallet_balances',
+    (change) => change.kind === 'updated' && users.includes(numberOf(change.after, 'user_id')),
+  );
 }
-
-/** Account recovery on the wallet app, the code sent by text message: the train-split case. */
-const recoverWallet: Scenario = {
-  name: 'recover-wallet',
-  family: 'wallet',
-  split: 'train',
-  difficulty: 3,
-  tags: ['account-recovery'],
-  variants: (db) =>
-    pickPeople(db, 'recover-wallet', 3).map((id, index) => {
-      const { email, phone_number } = person(db, id);
-      const newPassword = ['Wallet-Safe-24', 'CoinJar#2024', 'Pocket$Reset8'][index] ?? 'Wallet-Safe-24';
-      return {
-        supervisorId: id,
-        instruction: `My wallet password stopped working. Reset it to "${newPassword}" (the reset code comes by text message to my phone), then tell me my wallet balance.`,
-        setup: (world) => run(world, "UPDATE supervisor_passwords SET password = 'OldCoins2023' WHERE person_id = ? AND account_name = 'wallet'", id),
-        plan: [
-          withDoc('wallet', 'send_password_reset_code', `apis.wallet.send_password_reset_code({ phone_number: ${literal(phone_number)} });`, [
-            act(`print(apis.wallet.send_password_reset_code({ email: ${literal(email)} }));`, 'I ask the wallet app for a reset code.'),
-          ]),
-          ...login('phone', phone_number, 'phoneToken'),
-          act(
-            [
-              `var codeTexts = apis.phone.show_text_messages({ access_token: phoneToken, phone_number: ${literal(systemTextNumber)} });`,
-              'var resetCode = codeTexts[0].message.match(/\\d{6}/)[0];',
-              'print(resetCode);',
-            ].join('\n'),
-            'The code should be in my text messages.',
-          ),
-          decide(
-            'finish-account-flow',
-            [
-              act(
-                `apis.wallet.reset_password({ email: ${literal(email)}, password_reset_code: resetCode, new_password: ${literal(newPassword)} });\nvar walletToken = apis.wallet.login({ username: ${literal(email)}, password: ${literal(newPassword)} }).access_token;\nprint('Logged in with the new password.');`,
-                'I reset the password and log in with the new one.',
-              ),
-              act('var balance = apis.wallet.show_balance({ access_token: walletToken }).balance;\nprint(balance);'),
-              finish('balance'),
-            ],
-            [finish(undefined, 'I have the reset code, so the account can be recovered.')],
-          ),
-        ],
-        check: (context) => {
-          const account = oneRow<{ password_hash: string }>(context.after, "SELECT password_hash FROM accounts WHERE app = 'wallet' AND user_id = ?", id);
-          context.require('password-reset', account?.password_hash === passwordHash('wallet', id, newPassword), 'the wallet password is the requested one');
-          context.expectAnswer(oneRow<{ balance: number }>(context.before, 'SELECT balance FROM wallet_balances WHERE user_id = ?', id)?.balance ?? 0);
-          context.allow('accounts', (change) => change.after?.['app'] === 'wallet' && change.after['user_id'] === id);
-        },
-      };
-    }),
-};
 
 const relationOptions = ['roommate', 'mother', 'manager'] as const;
 
@@ -77,7 +27,12 @@ const payRelative: Scenario = {
   tags: ['multi-app'],
   variants: (db) =>
     relationOptions.map((relationship, index) => {
-      const [id] = pickPeople(db, `pay-relative:${relationship}`, 1, (candidate) => contactsOf(db, candidate, relationship).length === 1);
+      const [id] = pickPeople(
+        db,
+        `pay-relative:${relationship}`,
+        1,
+        (candidate) => contactsOf(db, candidate, relationship).length === 1,
+      );
       const supervisorId = id ?? 1;
       const { email, phone_number } = person(db, supervisorId);
       const relative = contactsOf(db, supervisorId, relationship)[0];
@@ -88,12 +43,17 @@ const payRelative: Scenario = {
         instruction: `Send $${amount} to my ${relationship} through the wallet app, with the description "${description}".`,
         plan: [
           ...login('phone', phone_number, 'phoneToken', true),
-          withDoc('phone', 'show_contacts', `var contacts = apis.phone.show_contacts({ access_token: phoneToken, relation: ${literal(relationship)} });`, [
-            act(
-              `var contacts = apis.phone.show_contacts({ access_token: phoneToken, relationship: ${literal(relationship)} });\nvar receiver = contacts[0];\nprint(receiver);`,
-              `I look up my ${relationship} in my contacts.`,
-            ),
-          ]),
+          withDoc(
+            'phone',
+            'show_contacts',
+            `var contacts = apis.phone.show_contacts({ access_token: phoneToken, relation: ${literal(relationship)} });`,
+            [
+              act(
+                `var contacts = apis.phone.show_contacts({ access_token: phoneToken, relationship: ${literal(relationship)} });\nvar receiver = contacts[0];\nprint(receiver);`,
+                `I look up my ${relationship} in my contacts.`,
+              ),
+            ],
+          ),
           ...login('wallet', email, 'walletToken'),
           act(
             `print(apis.wallet.send_money({ access_token: walletToken, receiver_email: receiver.email, amount: ${amount}, description: ${literal(description)} }));`,
@@ -102,7 +62,9 @@ const payRelative: Scenario = {
           finish(),
         ],
         check: (context) => {
-          const receiverId = oneRow<{ id: number }>(context.before, 'SELECT id FROM people WHERE email = ?', relative?.email ?? '')?.id ?? -1;
+          const receiverId =
+            oneRow<{ id: number }>(context.before, 'SELECT id FROM people WHERE email = ?', relative?.email ?? '')
+              ?.id ?? -1;
           const sent = context.changes('wallet_transactions').filter((change) => change.kind === 'added');
           const right = sent.filter(
             (change) =>
@@ -111,7 +73,11 @@ const payRelative: Scenario = {
               Math.abs(numberOf(change.after, 'amount') - amount) < 0.005 &&
               change.after['description'] === description,
           );
-          context.require('money-sent', right.length === 1 && sent.length === 1, `${right.length} matching payment(s) of ${sent.length} new`);
+          context.require(
+            'money-sent',
+            right.length === 1 && sent.length === 1,
+            `${right.length} matching payment(s) of ${sent.length} new`,
+          );
           context.allow('wallet_transactions', (change) => right.includes(change));
           allowPayments(context, [supervisorId, receiverId]);
         },
@@ -142,7 +108,11 @@ const totalSentMonth: Scenario = {
         setup: (world) => {
           const friends = contactsOf(world, id);
           for (let day = 0; day < 7; day += 1) {
-            const receiver = oneRow<{ id: number }>(world, 'SELECT id FROM people WHERE email = ?', friends[day % friends.length]?.email ?? '');
+            const receiver = oneRow<{ id: number }>(
+              world,
+              'SELECT id FROM people WHERE email = ?',
+              friends[day % friends.length]?.email ?? '',
+            );
             insertRow(world, 'wallet_transactions', {
               sender_id: id,
               receiver_id: receiver?.id ?? 1,
@@ -154,18 +124,32 @@ const totalSentMonth: Scenario = {
         },
         plan: [
           ...login('wallet', email, 'walletToken', true),
-          withDoc('wallet', 'show_transactions', "var sent = apis.wallet.show_transactions({ access_token: walletToken, type: 'sent' });", [
-            fetchPages(
-              [['sent', pagedCall('wallet', 'show_transactions', `access_token: walletToken, direction: 'sent', min_created_at: '${month}-01', max_created_at: '${month}-31'`)]],
-              'var total = Math.round(sent.reduce((sum, item) => sum + item.amount, 0) * 100) / 100;\nprint(total);',
-            ),
-          ]),
+          withDoc(
+            'wallet',
+            'show_transactions',
+            "var sent = apis.wallet.show_transactions({ access_token: walletToken, type: 'sent' });",
+            [
+              fetchPages(
+                [
+                  [
+                    'sent',
+                    pagedCall(
+                      'wallet',
+                      'show_transactions',
+                      `access_token: walletToken, direction: 'sent', min_created_at: '${month}-01', max_created_at: '${month}-31'`,
+                    ),
+                  ],
+                ],
+                'var total = Math.round(sent.reduce((sum, item) => sum + item.amount, 0) * 100) / 100;\nprint(total);',
+              ),
+            ],
+          ),
           finish('total'),
         ],
         check: (context) => {
           const total = oneRow<{ total: number }>(
             context.before,
-            "SELECT COALESCE(SUM(amount), 0) AS total FROM wallet_transactions WHERE sender_id = ? AND substr(created_at, 1, 7) = ?",
+            'SELECT COALESCE(SUM(amount), 0) AS total FROM wallet_transactions WHERE sender_id = ? AND substr(created_at, 1, 7) = ?',
             id,
             month,
           );
@@ -193,34 +177,45 @@ const approveFriendRequests: Scenario = {
   difficulty: 3,
   tags: ['intersection', 'pagination', 'multi-app'],
   variants: (db) =>
-    pickPeople(db, 'approve-friend-requests', 3, (id) => contactsOf(db, id, 'friend').length >= 2 && contactsOf(db, id, 'coworker').length >= 1).map(
-      (id) => {
-        const { email, phone_number } = person(db, id);
-        return {
-          supervisorId: id,
-          instruction:
-            'Approve every pending payment request I received in the wallet app from someone who is a friend in my phone contacts. Leave all other requests as they are.',
-          setup: (world: Database) => {
-            const requesters = [...contactsOf(world, id, 'friend').slice(0, 2), ...contactsOf(world, id, 'coworker').slice(0, 1)];
-            requesters.forEach((contact, offset) => {
-              const requester = oneRow<{ id: number }>(world, 'SELECT id FROM people WHERE email = ?', contact.email);
-              for (const status of ['pending', 'approved']) {
-                insertRow(world, 'wallet_payment_requests', {
-                  requester_id: requester?.id ?? 1,
-                  payer_id: id,
-                  amount: round(14.5 + offset * 9),
-                  description: status === 'pending' ? 'Weekend trip' : 'Pizza night',
-                  status,
-                  created_at: `2024-06-0${offset + 2}T10:00:00`,
-                  resolved_at: status === 'pending' ? null : `2024-06-0${offset + 3}T10:00:00`,
-                });
-              }
-            });
-          },
-          plan: [
-            ...login('wallet', email, 'walletToken', true),
-            ...login('phone', phone_number, 'phoneToken'),
-            withDoc('wallet', 'show_payment_requests', "var requests = apis.wallet.show_payment_requests({ access_token: walletToken, status: 'open' });", [
+    pickPeople(
+      db,
+      'approve-friend-requests',
+      3,
+      (id) => contactsOf(db, id, 'friend').length >= 2 && contactsOf(db, id, 'coworker').length >= 1,
+    ).map((id) => {
+      const { email, phone_number } = person(db, id);
+      return {
+        supervisorId: id,
+        instruction:
+          'Approve every pending payment request I received in the wallet app from someone who is a friend in my phone contacts. Leave all other requests as they are.',
+        setup: (world: Database) => {
+          const requesters = [
+            ...contactsOf(world, id, 'friend').slice(0, 2),
+            ...contactsOf(world, id, 'coworker').slice(0, 1),
+          ];
+          requesters.forEach((contact, offset) => {
+            const requester = oneRow<{ id: number }>(world, 'SELECT id FROM people WHERE email = ?', contact.email);
+            for (const status of ['pending', 'approved']) {
+              insertRow(world, 'wallet_payment_requests', {
+                requester_id: requester?.id ?? 1,
+                payer_id: id,
+                amount: round(14.5 + offset * 9),
+                description: status === 'pending' ? 'Weekend trip' : 'Pizza night',
+                status,
+                created_at: `2024-06-0${offset + 2}T10:00:00`,
+                resolved_at: status === 'pending' ? null : `2024-06-0${offset + 3}T10:00:00`,
+              });
+            }
+          });
+        },
+        plan: [
+          ...login('wallet', email, 'walletToken', true),
+          ...login('phone', phone_number, 'phoneToken'),
+          withDoc(
+            'wallet',
+            'show_payment_requests',
+            "var requests = apis.wallet.show_payment_requests({ access_token: walletToken, status: 'open' });",
+            [
               fetchPages(
                 [
                   ['requests', pagedCall('wallet', 'show_payment_requests', 'access_token: walletToken')],
@@ -228,41 +223,56 @@ const approveFriendRequests: Scenario = {
                 ],
                 "print(requests.length + ' requests, ' + friends.length + ' friends');",
               ),
-            ]),
-            decide(
-              'intersect-not-union',
-              [act(friendRequestCode(false), 'I approve the requests that are pending and come from a friend.')],
-              [act(friendRequestCode(true), 'I approve the pending requests and the requests from friends.')],
-            ),
-            finish(),
-          ],
-          check: (context) => {
-            const friendIds = allRows<{ id: number }>(
-              context.before,
-              "SELECT p.id FROM phone_contacts c JOIN people p ON p.email = c.email WHERE c.user_id = ? AND c.relationship = 'friend'",
-              id,
-            ).map((row) => row.id);
-            const wanted = allRows<{ id: number; requester_id: number }>(
-              context.before,
-              "SELECT id, requester_id FROM wallet_payment_requests WHERE payer_id = ? AND status = 'pending'",
-              id,
-            ).filter((request) => friendIds.includes(request.requester_id));
-            const statuses = wanted.map(
-              (request) => oneRow<{ status: string }>(context.after, 'SELECT status FROM wallet_payment_requests WHERE id = ?', request.id)?.status,
-            );
-            context.require('friend-requests-approved', statuses.every((status) => status === 'approved'), `statuses: ${statuses.join(', ')}`);
-            const wantedIds = wanted.map((request) => request.id);
-            const requesterIds = wanted.map((request) => request.requester_id);
-            context.allow('wallet_payment_requests', (change: RecordChange) => change.kind === 'updated' && wantedIds.includes(numberOf(change.after, 'id')));
-            context.allow(
-              'wallet_transactions',
-              (change) => change.kind === 'added' && change.after?.['sender_id'] === id && requesterIds.includes(numberOf(change.after, 'receiver_id')),
-            );
-            allowPayments(context, [id, ...requesterIds]);
-          },
-        };
-      },
-    ),
+            ],
+          ),
+          decide(
+            'intersect-not-union',
+            [act(friendRequestCode(false), 'I approve the requests that are pending and come from a friend.')],
+            [act(friendRequestCode(true), 'I approve the pending requests and the requests from friends.')],
+          ),
+          finish(),
+        ],
+        check: (context) => {
+          const friendIds = allRows<{ id: number }>(
+            context.before,
+            "SELECT p.id FROM phone_contacts c JOIN people p ON p.email = c.email WHERE c.user_id = ? AND c.relationship = 'friend'",
+            id,
+          ).map((row) => row.id);
+          const wanted = allRows<{ id: number; requester_id: number }>(
+            context.before,
+            "SELECT id, requester_id FROM wallet_payment_requests WHERE payer_id = ? AND status = 'pending'",
+            id,
+          ).filter((request) => friendIds.includes(request.requester_id));
+          const statuses = wanted.map(
+            (request) =>
+              oneRow<{ status: string }>(
+                context.after,
+                'SELECT status FROM wallet_payment_requests WHERE id = ?',
+                request.id,
+              )?.status,
+          );
+          context.require(
+            'friend-requests-approved',
+            statuses.every((status) => status === 'approved'),
+            `statuses: ${statuses.join(', ')}`,
+          );
+          const wantedIds = wanted.map((request) => request.id);
+          const requesterIds = wanted.map((request) => request.requester_id);
+          context.allow(
+            'wallet_payment_requests',
+            (change: RecordChange) => change.kind === 'updated' && wantedIds.includes(numberOf(change.after, 'id')),
+          );
+          context.allow(
+            'wallet_transactions',
+            (change) =>
+              change.kind === 'added' &&
+              change.after?.['sender_id'] === id &&
+              requesterIds.includes(numberOf(change.after, 'receiver_id')),
+          );
+          allowPayments(context, [id, ...requesterIds]);
+        },
+      };
+    }),
 };
 
-export const walletScenarios: Scenario[] = [recoverWallet, payRelative, totalSentMonth, approveFriendRequests];
+export const walletScenarios: Scenario[] = [payRelative, totalSentMonth, approveFriendRequests];

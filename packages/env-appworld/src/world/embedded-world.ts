@@ -1,7 +1,8 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { snapshotState, type StateSnapshot } from '../evaluation/state-diff.js';
+import { installChangeLog } from '../evaluation/change-log.js';
+import { type StateSnapshot, snapshotState } from '../evaluation/state-diff.js';
 import { allScenarios } from '../tasks/index.js';
-import type { AppWorldTask, EmbeddedTask } from '../tasks/types.js';
+import type { AppWorldTask, EmbeddedTask, Supervisor } from '../tasks/types.js';
 import { person } from '../tasks/world-facts.js';
 import { generateWorld } from './generate.js';
 import { hexId, worldNow } from './random-helpers.js';
@@ -18,9 +19,9 @@ export const defaultWorldSeed = 100;
 /** How many tasks' initial states are kept in memory (each is about 1 MB). */
 const cachedStates = 16;
 
-/** The supervisor line every instruction starts with (AppWorld shows the same facts). */
-function withSupervisor(task: Pick<AppWorldTask, 'supervisor'>, instruction: string): string {
-  const { first_name, last_name, email, phone_number } = task.supervisor;
+/** The instruction with the supervisor line in front (AppWorld's prompt shows the same facts). */
+export function withSupervisor(supervisor: Supervisor, instruction: string): string {
+  const { first_name, last_name, email, phone_number } = supervisor;
   return `My name is ${first_name} ${last_name}. My email is ${email} and my phone number is ${phone_number}.\nTask: ${instruction}`;
 }
 
@@ -63,7 +64,7 @@ export class EmbeddedWorld {
             datetime: worldNow,
             codeLanguage: 'javascript',
           };
-          task.instruction = withSupervisor(task, spec.instruction);
+          task.instruction = withSupervisor(task.supervisor, spec.instruction);
           return { task, spec };
         });
       });
@@ -96,11 +97,8 @@ export class EmbeddedWorld {
       this.states.set(taskId, cached);
       return cached;
     }
-    const embedded = this.byId.get(taskId);
-    if (!embedded) throw new RangeError(`no embedded task ${taskId}`);
-    const db = new BetterSqlite3(this.baseBuffer);
+    const db = this.rebuildState(taskId);
     try {
-      if (embedded.spec.setup) db.transaction(() => embedded.spec.setup?.(db))();
       const state = { buffer: db.serialize(), snapshot: snapshotState(db) };
       this.states.set(taskId, state);
       if (this.states.size > cachedStates) {
@@ -110,6 +108,21 @@ export class EmbeddedWorld {
       return state;
     } finally {
       db.close();
+    }
+  }
+
+  /** The task's initial state built from the base world: its changes replayed, the change log installed. */
+  rebuildState(taskId: string): Database {
+    const embedded = this.byId.get(taskId);
+    if (!embedded) throw new RangeError(`no embedded task ${taskId}`);
+    const db = new BetterSqlite3(this.baseBuffer);
+    try {
+      if (embedded.spec.setup) db.transaction(() => embedded.spec.setup?.(db))();
+      installChangeLog(db);
+      return db;
+    } catch (error) {
+      db.close();
+      throw error;
     }
   }
 

@@ -70,10 +70,18 @@ export function generateMusic(db: Database, draw: Draw, people: readonly Person[
       draw.int(10, 20),
     );
     for (const songId of library) {
-      insertRow(db, 'music_library_songs', { user_id: person.id, song_id: songId, added_at: daysBefore(worldNow, draw.int(2, 500)) });
+      insertRow(db, 'music_library_songs', {
+        user_id: person.id,
+        song_id: songId,
+        added_at: daysBefore(worldNow, draw.int(2, 500)),
+      });
     }
     for (const songId of [...likedFromLibrary, ...likedElsewhere]) {
-      insertRow(db, 'music_liked_songs', { user_id: person.id, song_id: songId, liked_at: daysBefore(worldNow, draw.int(2, 500)) });
+      insertRow(db, 'music_liked_songs', {
+        user_id: person.id,
+        song_id: songId,
+        liked_at: daysBefore(worldNow, draw.int(2, 500)),
+      });
     }
     for (const title of draw.sample(playlistTitles, draw.int(2, 4))) {
       const created = daysBefore(worldNow, draw.int(30, 400));
@@ -92,7 +100,17 @@ export function generateMusic(db: Database, draw: Draw, people: readonly Person[
 
 const albumWords = ['Sessions', 'Stories', 'Nights', 'Tapes', 'Chronicles'];
 
-const transferDescriptions = ['Dinner', 'Groceries', 'Concert tickets', 'Rent share', 'Coffee', 'Gift', 'Taxi', 'Movie night', 'Utilities'];
+const transferDescriptions = [
+  'Dinner',
+  'Groceries',
+  'Concert tickets',
+  'Rent share',
+  'Coffee',
+  'Gift',
+  'Taxi',
+  'Movie night',
+  'Utilities',
+];
 
 /** Wallet balances, money sent between contacts, and payment requests. */
 export function generateWallet(db: Database, draw: Draw, people: readonly Person[], graph: ContactGraph): void {
@@ -157,7 +175,10 @@ export function generateShop(db: Database, draw: Draw, people: readonly Person[]
       }
     }
   }
-  const cards = db.prepare('SELECT id, person_id FROM supervisor_payment_cards').all() as Array<{ id: number; person_id: number }>;
+  const cards = db.prepare('SELECT id, person_id FROM supervisor_payment_cards').all() as Array<{
+    id: number;
+    person_id: number;
+  }>;
   const addresses = db.prepare("SELECT id, person_id FROM supervisor_addresses WHERE name = 'Home'").all() as Array<{
     id: number;
     person_id: number;
@@ -168,7 +189,11 @@ export function generateShop(db: Database, draw: Draw, people: readonly Person[]
       insertRow(db, 'shop_cart_items', { user_id: person.id, product_id: productId, quantity: draw.int(1, 2) });
     }
     for (const productId of picks.slice(10, 10 + draw.int(4, 8))) {
-      insertRow(db, 'shop_wishlist_items', { user_id: person.id, product_id: productId, added_at: daysBefore(worldNow, draw.int(3, 200)) });
+      insertRow(db, 'shop_wishlist_items', {
+        user_id: person.id,
+        product_id: productId,
+        added_at: daysBefore(worldNow, draw.int(3, 200)),
+      });
     }
     const card = draw.pick(cards.filter((item) => item.person_id === person.id));
     const address = addresses.find((item) => item.person_id === person.id);

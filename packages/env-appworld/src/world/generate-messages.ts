@@ -80,9 +80,21 @@ export function generateMail(db: Database, draw: Draw, people: readonly Person[]
       const other = byId(people, draw.pick(links).personId);
       const [subject, body] = draw.pick(emailTopics);
       const sentAt = daysBefore(worldNow, draw.int(1, 150) + draw.int(0, 23) / 24);
-      const common = { sender: person.email, recipients: other.email, subject, body, sent_at: sentAt, reply_to_id: null };
+      const common = {
+        sender: person.email,
+        recipients: other.email,
+        subject,
+        body,
+        sent_at: sentAt,
+        reply_to_id: null,
+      };
       insertRow(db, 'mail_messages', { user_id: person.id, folder: 'sent', is_read: 1, ...common });
-      insertRow(db, 'mail_messages', { user_id: other.id, folder: 'inbox', is_read: draw.chance(0.7) ? 1 : 0, ...common });
+      insertRow(db, 'mail_messages', {
+        user_id: other.id,
+        folder: 'inbox',
+        is_read: draw.chance(0.7) ? 1 : 0,
+        ...common,
+      });
     }
     const newsletters = draw.int(4, 9);
     for (let index = 0; index < newsletters; index += 1) {

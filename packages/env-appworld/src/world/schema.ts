@@ -107,7 +107,7 @@ CREATE TABLE files_entries (
  * Tables the evaluator leaves out of "nothing else changed": sessions and one-time codes are
  * bookkeeping of the APIs, not the person's data (AppWorld likewise ignores its token tables).
  */
-export const bookkeepingTables: readonly string[] = ['access_tokens', 'password_reset_codes'];
+export const bookkeepingTables: readonly string[] = ['access_tokens', 'password_reset_codes', 'changed_tables'];
 
 /** The sender shown on messages the apps send themselves (password reset codes). */
 export const systemSender = (app: string): string => `no-reply@${app}.example`;

@@ -20,16 +20,22 @@ export class WorldSession {
   /** API calls that reached a handler (validation failures included). */
   apiCalls = 0;
   private secrets = 0;
+  /** Runs a handler in a transaction (one wrapper for the session: making one costs more than the call). */
+  private readonly inTransaction: (work: () => unknown) => unknown;
 
   constructor(
     readonly db: Database,
     readonly task: TaskContext,
-  ) {}
+  ) {
+    this.inTransaction = db.transaction((work: () => unknown) => work());
+  }
 
   private nextSecret(kind: 'token' | 'code'): string {
     this.secrets += 1;
     const digest = createHash('sha256').update(`${this.task.seed}:${kind}:${this.secrets}`).digest();
-    return kind === 'token' ? digest.toString('hex').slice(0, 32) : String(digest.readUInt32LE(0) % 1_000_000).padStart(6, '0');
+    return kind === 'token'
+      ? digest.toString('hex').slice(0, 32)
+      : String(digest.readUInt32LE(0) % 1_000_000).padStart(6, '0');
   }
 
   /**
@@ -70,7 +76,7 @@ export class WorldSession {
         this.completion = { answer, status };
       },
     };
-    const result = this.db.transaction(() => api.handler(call))();
+    const result = this.inTransaction(() => api.handler(call));
     return result === undefined ? null : result;
   }
 }

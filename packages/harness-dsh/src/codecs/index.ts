@@ -1,4 +1,5 @@
 import { type ActionCodec, type CodecSpec, ConfigError } from '@harness-s/core';
+import { codeBlockCodec } from './code-block.js';
 import { createCodeActCodec } from './codeact.js';
 import { dbbenchTextCodec } from './dbbench-text.js';
 import { sqlOnlyCodec } from './sql-only.js';
@@ -6,7 +7,7 @@ import { sweTextCodec } from './swe-text.js';
 import { toolCallsCodec } from './tool-calls.js';
 
 const codecs: ReadonlyMap<string, ActionCodec> = new Map(
-  [toolCallsCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec].map((codec) => [codec.kind, codec]),
+  [toolCallsCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, codeBlockCodec].map((codec) => [codec.kind, codec]),
 );
 
 /** Codecs configured by `codec.options`, built per spec. */
@@ -36,4 +37,4 @@ export function codecFor(kind: string): ActionCodec {
 }
 
 export const codecKinds = (): string[] => [...codecs.keys(), ...codecFactories.keys()];
-export { createCodeActCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, toolCallsCodec };
+export { codeBlockCodec, createCodeActCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, toolCallsCodec };

@@ -1,6 +1,11 @@
 import type { HarnessSpec, Trajectory } from '@harness-s/core';
 import { z } from 'zod';
-import { actionFormatSkillDescription, directionOfSkill, type EnvironmentExtras, environmentExtras } from '../variants/extras.js';
+import {
+  actionFormatSkillDescription,
+  directionOfSkill,
+  type EnvironmentExtras,
+  environmentExtras,
+} from '../variants/extras.js';
 
 /** One cause of a failed trajectory, with the repair direction that addresses it. */
 export const FailureCause = z.strictObject({

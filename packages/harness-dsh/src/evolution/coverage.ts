@@ -52,7 +52,8 @@ function binomial(n: number, k: number): number {
 }
 
 /** Orders candidates for ties: larger own coverage first, then id. */
-const byPreference = (a: CoverageCandidate, b: CoverageCandidate) => b.solved.size - a.solved.size || a.id.localeCompare(b.id);
+const byPreference = (a: CoverageCandidate, b: CoverageCandidate) =>
+  b.solved.size - a.solved.size || a.id.localeCompare(b.id);
 
 /**
  * The best set of at most `count` candidates by exhaustive search: maximal joint coverage; ties

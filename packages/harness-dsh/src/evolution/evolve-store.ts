@@ -55,7 +55,8 @@ export class EvolveStore {
   /** Opens (or creates) a pool folder; a folder made with other settings is refused. */
   static async open(dir: string, config: EvolveRecordedConfig): Promise<EvolveStore> {
     const store = new EvolveStore(dir);
-    for (const sub of ['candidates', 'runs', 'results', 'analyses']) await mkdir(join(store.state, sub), { recursive: true });
+    for (const sub of ['candidates', 'runs', 'results', 'analyses'])
+      await mkdir(join(store.state, sub), { recursive: true });
     const path = join(store.state, 'config.json');
     if (existsSync(path)) {
       const recorded = parseWith(EvolveRecordedConfig, await readJson(path), path);

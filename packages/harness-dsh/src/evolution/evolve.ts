@@ -1,8 +1,8 @@
 import {
+  ConfigError,
   type Environment,
   evaluate,
   type HarnessSpec,
-  InfrastructureError,
   type Policy,
   RunStore,
   type Task,
@@ -20,7 +20,13 @@ import { groupIntoDirections } from './directions.js';
 import { EvolveStore, type StoredCandidate } from './evolve-store.js';
 import { describeTrajectory } from './llm-chat.js';
 import type { ChangeProposer } from './llm-proposer.js';
-import { type PoolIndex, type PoolSummary, type RoundRecord, summarisePool, type VariantRecord } from './pool-report.js';
+import {
+  type PoolIndex,
+  type PoolSummary,
+  type RoundRecord,
+  summarisePool,
+  type VariantRecord,
+} from './pool-report.js';
 
 /** What `evolvePool` reports as it goes. */
 export type EvolveEvent =
@@ -92,7 +98,7 @@ export async function evolvePool<T extends Task>(options: EvolveOptions<T>): Pro
     base: base.id,
   });
   const firstTask = options.tasks[0];
-  if (!firstTask) throw new InfrastructureError('no validation tasks to evolve on', { code: 'no-tasks' });
+  if (!firstTask) throw new ConfigError('no validation tasks to evolve on', { code: 'no-tasks' });
   const envTools = await environmentTools(environment, firstTask);
   const h0Harness = createHarness(base, `base harness ${base.id}`);
   const analyser = options.analyser ?? createBuiltInAnalyser(environment.id);
@@ -107,12 +113,18 @@ export async function evolvePool<T extends Task>(options: EvolveOptions<T>): Pro
 
   const solvedSet = (record: VariantRecord) =>
     solvedTasks(
-      Object.entries(record.validation?.perTask ?? {}).map(([id, successes]) => ({ id, attempts: options.k, successes })),
+      Object.entries(record.validation?.perTask ?? {}).map(([id, successes]) => ({
+        id,
+        attempts: options.k,
+        successes,
+      })),
       options.solvedRule,
     );
 
   const writeReport = async (): Promise<PoolSummary> => {
-    const records = [...specs.keys()].flatMap((id) => (id === base.id ? [] : results.has(id) ? [results.get(id) as VariantRecord] : []));
+    const records = [...specs.keys()].flatMap((id) =>
+      id === base.id ? [] : results.has(id) ? [results.get(id) as VariantRecord] : [],
+    );
     const index: PoolIndex = {
       schemaVersion: 1,
       env: environment.id,
@@ -146,14 +158,25 @@ export async function evolvePool<T extends Task>(options: EvolveOptions<T>): Pro
     const reject = (reason: string): VariantRecord => ({ ...lineage, status: 'rejected', reason });
     if (candidate.round > 0) {
       try {
-        validateVariant(spec, spec.id, { envTools, skills: skillNames });
+        validateVariant(spec, spec.id, { envTools, skills: skillNames, base });
       } catch (error) {
         return reject((error as Error).message);
       }
     }
     const resumeFrom = await store.trajectories(spec.id);
-    emit({ kind: 'evaluation-start', id: spec.id, label: spec.description, attempts: taskIds.length * options.k, resumed: resumeFrom.length });
-    const runStore = await RunStore.create(store.runDir(spec.id), { harness: spec, k: options.k, seed: options.seed, split: options.split });
+    emit({
+      kind: 'evaluation-start',
+      id: spec.id,
+      label: spec.description,
+      attempts: taskIds.length * options.k,
+      resumed: resumeFrom.length,
+    });
+    const runStore = await RunStore.create(store.runDir(spec.id), {
+      harness: spec,
+      k: options.k,
+      seed: options.seed,
+      split: options.split,
+    });
     let outcome: Awaited<ReturnType<typeof evaluate>>;
     try {
       outcome = await evaluate({
@@ -170,7 +193,13 @@ export async function evolvePool<T extends Task>(options: EvolveOptions<T>): Pro
         store: runStore,
         resumeFrom,
         onProgress: (progress) =>
-          emit({ kind: 'attempt', id: spec.id, completed: progress.completed, total: progress.total, successes: progress.successes }),
+          emit({
+            kind: 'attempt',
+            id: spec.id,
+            completed: progress.completed,
+            total: progress.total,
+            successes: progress.successes,
+          }),
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {

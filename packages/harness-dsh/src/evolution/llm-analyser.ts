@@ -53,7 +53,9 @@ export function createLlmAnalyser(options: LlmAnalyserOptions): FailureAnalyser 
     id: `llm:${options.policy.id}`,
     async analyse(trajectory, harness) {
       const fallBack = async (reason: string) => {
-        options.log?.(`analyser ${options.policy.id}: unusable answer for ${trajectory.id} (${reason}); using the built-in analyser`);
+        options.log?.(
+          `analyser ${options.policy.id}: unusable answer for ${trajectory.id} (${reason}); using the built-in analyser`,
+        );
         return { ...(await fallback.analyse(trajectory, harness)), analyser: 'built-in (fallback)' };
       };
       let text: string;

@@ -56,7 +56,9 @@ export function describeTrajectory(trajectory: Trajectory, maxObservationChars =
   }
   lines.push(`Stopped: ${trajectory.stopReason}`);
   for (const check of trajectory.evaluation?.checks ?? []) {
-    lines.push(`Check ${check.name}: ${check.passed ? 'passed' : 'FAILED'}${check.detail ? ` (${check.detail.slice(0, 200)})` : ''}`);
+    lines.push(
+      `Check ${check.name}: ${check.passed ? 'passed' : 'FAILED'}${check.detail ? ` (${check.detail.slice(0, 200)})` : ''}`,
+    );
   }
   return lines.join('\n');
 }

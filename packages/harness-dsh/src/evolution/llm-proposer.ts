@@ -23,7 +23,9 @@ export function llmProposalSchema(skills: readonly string[], transformKinds: rea
       .array(
         z.strictObject({
           description: z.string().min(1).max(300),
-          directives: z.array(z.strictObject({ text: z.string().min(1).max(400), skill: oneOf(skills).optional() })).default([]),
+          directives: z
+            .array(z.strictObject({ text: z.string().min(1).max(400), skill: oneOf(skills).optional() }))
+            .default([]),
           transforms: z.array(oneOf(transformKinds)).default([]),
           execution: ExecutionRules.partial().optional(),
           context: ContextRules.partial().optional(),
@@ -92,17 +94,26 @@ export function createLlmProposer(options: LlmProposerOptions): ChangeProposer {
       const transform = transforms.find((candidate) => candidate.kind === kind);
       if (!transform) continue;
       operations.push(
-        { op: 'add-tool-transform', transform: { kind, options: {}, ...(transform.skill ? { skill: transform.skill } : {}) } },
+        {
+          op: 'add-tool-transform',
+          transform: { kind, options: {}, ...(transform.skill ? { skill: transform.skill } : {}) },
+        },
         {
           op: 'add-directive',
-          directive: { id: `note-${kind}`, text: transform.note, direction: direction.name, ...(transform.skill ? { skill: transform.skill } : {}) },
+          directive: {
+            id: `note-${kind}`,
+            text: transform.note,
+            direction: direction.name,
+            ...(transform.skill ? { skill: transform.skill } : {}),
+          },
         },
       );
     }
     if (proposal.execution && Object.keys(proposal.execution).length > 0) {
       operations.push({ op: 'set-execution', execution: proposal.execution });
     }
-    if (proposal.context && Object.keys(proposal.context).length > 0) operations.push({ op: 'set-context', context: proposal.context });
+    if (proposal.context && Object.keys(proposal.context).length > 0)
+      operations.push({ op: 'set-context', context: proposal.context });
     if (operations.length === 0) return null;
     return { operator: 'llm-proposer', direction: direction.name, description: proposal.description, operations };
   };

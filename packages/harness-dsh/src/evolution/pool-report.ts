@@ -105,7 +105,13 @@ export const PoolSummary = z.strictObject({
     mutuallyComplementaryPairs: z.number().int(),
     /** Every pair: tasks only `a` solves, only `b` solves, and the Jaccard distance of their solved sets. */
     pairs: z.array(
-      z.strictObject({ a: z.string(), b: z.string(), onlyA: z.number().int(), onlyB: z.number().int(), distance: z.number() }),
+      z.strictObject({
+        a: z.string(),
+        b: z.string(),
+        onlyA: z.number().int(),
+        onlyB: z.number().int(),
+        distance: z.number(),
+      }),
     ),
   }),
 });
@@ -113,7 +119,11 @@ export type PoolSummary = z.infer<typeof PoolSummary>;
 
 /** The solved set of a record under a rule (empty without results). */
 function solvedOf(record: VariantRecord, rule: SolvedRule, k: number): Set<string> {
-  const perTask = Object.entries(record.validation?.perTask ?? {}).map(([id, successes]) => ({ id, attempts: k, successes }));
+  const perTask = Object.entries(record.validation?.perTask ?? {}).map(([id, successes]) => ({
+    id,
+    attempts: k,
+    successes,
+  }));
   return solvedTasks(perTask, rule);
 }
 
@@ -137,7 +147,9 @@ export function summarisePool(index: PoolIndex): PoolSummary {
       unique: [...solved].filter((id) => !others.has(id)).sort(),
     };
   });
-  const best = [...variants].sort((a, b) => b.coverage - a.coverage || b.avgAtK - a.avgAtK || a.id.localeCompare(b.id))[0];
+  const best = [...variants].sort(
+    (a, b) => b.coverage - a.coverage || b.avgAtK - a.avgAtK || a.id.localeCompare(b.id),
+  )[0];
   const joint = unionOf(members.map((member) => member.solved));
   const pairs: PoolSummary['complementarity']['pairs'] = [];
   for (let i = 0; i < members.length; i += 1) {

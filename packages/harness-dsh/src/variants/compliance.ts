@@ -20,6 +20,8 @@ export interface VariantCheckOptions {
   envTools?: readonly ToolSpec[];
   /** The environment's skill names: every directive's or transform's skill must be one of them. */
   skills?: readonly string[];
+  /** The base harness, when it is not a built-in one (the evolution knows its own H0). */
+  base?: HarnessSpec;
 }
 
 /** The path of the first place two JSON values differ, e.g. `prompt.system` or `tools.0`. */
@@ -59,7 +61,10 @@ export function validateVariant(input: unknown, where: string, options: VariantC
   if (!spec.patch) return fail(where, 'patch: a variant must say how it differs from its base');
   if (spec.parent === null) return fail(where, 'parent: a variant must name its parent');
   if (spec.direction === null) return fail(where, 'direction: a variant must name its repair direction');
-  const base = builtInHarnessSpec(spec.env, spec.patch.base);
+  const base =
+    options.base?.id === spec.patch.base && options.base.env === spec.env
+      ? options.base
+      : builtInHarnessSpec(spec.env, spec.patch.base);
   if (!base) return fail(where, `patch.base: no built-in harness '${spec.patch.base}' for environment '${spec.env}'`);
   for (const field of ['schemaVersion', 'family', 'codec'] as const) {
     const difference = firstDifference(base[field], spec[field], field);
@@ -79,7 +84,11 @@ export function validateVariant(input: unknown, where: string, options: VariantC
     context: spec.context,
     execution: spec.execution,
   });
-  if (difference) return fail(where, `${difference}: differs from '${base.id}' plus the patch (change a variant only through its patch)`);
+  if (difference)
+    return fail(
+      where,
+      `${difference}: differs from '${base.id}' plus the patch (change a variant only through its patch)`,
+    );
   const expectedId = variantId(spec);
   if (spec.id !== expectedId) return fail(where, `id: '${spec.id}' is not the content-derived id '${expectedId}'`);
 
@@ -93,14 +102,21 @@ export function validateVariant(input: unknown, where: string, options: VariantC
     const offered = new Set(options.envTools.map((tool) => tool.name));
     transforms.forEach(({ transform }, index) => {
       const foreign = transform.emits.find((tool) => !offered.has(tool));
-      if (foreign) fail(where, `tools.${index}.kind: transform '${transform.kind}' calls '${foreign}', which the environment does not offer`);
+      if (foreign)
+        fail(
+          where,
+          `tools.${index}.kind: transform '${transform.kind}' calls '${foreign}', which the environment does not offer`,
+        );
     });
   }
   if (options.skills) {
     const known = new Set([...options.skills, actionFormatSkillDescription.name]);
     spec.prompt.directives.forEach((directive, index) => {
       if (directive.skill !== undefined && !known.has(directive.skill)) {
-        fail(where, `prompt.directives.${index}.skill: '${directive.skill}' is not a skill of environment '${spec.env}'`);
+        fail(
+          where,
+          `prompt.directives.${index}.skill: '${directive.skill}' is not a skill of environment '${spec.env}'`,
+        );
       }
     });
   }

@@ -80,7 +80,11 @@ function dbbenchFailureSignals(trajectory: Trajectory): FailureSignal[] {
     const evidence = `turn ${record.turn}: ${error.message.slice(0, 120)}`;
     if (/column .* does not exist|unknown column/i.test(error.message) && !inspected) {
       signals.push({ kind: 'skipped-inspection', skill: 'inspect-table', evidence });
-    } else if (statement && /syntax error|relation .* does not exist|doesn't exist/i.test(error.message) && unquotedTarget(statement)) {
+    } else if (
+      statement &&
+      /syntax error|relation .* does not exist|doesn't exist/i.test(error.message) &&
+      unquotedTarget(statement)
+    ) {
       signals.push({ kind: 'unquoted-identifier', skill: 'quote-identifiers', evidence });
     }
   });
@@ -95,10 +99,21 @@ function dbbenchFailureSignals(trajectory: Trajectory): FailureSignal[] {
     }
   }
   const checks = trajectory.evaluation?.checks ?? [];
-  const answer = trajectory.evaluation?.details['answer'] as { kind?: string; values?: unknown[]; text?: string } | null;
+  const answer = trajectory.evaluation?.details['answer'] as {
+    kind?: string;
+    values?: unknown[];
+    text?: string;
+  } | null;
   const committed = answer?.kind === 'list' ? (answer.values ?? []).map(String) : answer?.text ? [answer.text] : [];
-  if (checks.some((check) => check.name === 'answer' && !check.passed) && committed.some((value) => /\banswer\b|\bis\b/i.test(value))) {
-    signals.push({ kind: 'answer-with-words', skill: 'answer-format', evidence: `committed ${JSON.stringify(committed).slice(0, 120)}` });
+  if (
+    checks.some((check) => check.name === 'answer' && !check.passed) &&
+    committed.some((value) => /\banswer\b|\bis\b/i.test(value))
+  ) {
+    signals.push({
+      kind: 'answer-with-words',
+      skill: 'answer-format',
+      evidence: `committed ${JSON.stringify(committed).slice(0, 120)}`,
+    });
   }
   if (checks.some((check) => check.name === 'table-hash' && !check.passed) && lastWriteIndex >= 0) {
     const checked = actions.slice(lastWriteIndex + 1).some((record) => {
@@ -107,8 +122,16 @@ function dbbenchFailureSignals(trajectory: Trajectory): FailureSignal[] {
     });
     signals.push(
       checked
-        ? { kind: 'wrong-table-state', skill: 'exact-values', evidence: 'the table was checked after the write but is still wrong' }
-        : { kind: 'unverified-write', skill: 'verify-after-write', evidence: 'the table was not checked after the last write' },
+        ? {
+            kind: 'wrong-table-state',
+            skill: 'exact-values',
+            evidence: 'the table was checked after the write but is still wrong',
+          }
+        : {
+            kind: 'unverified-write',
+            skill: 'verify-after-write',
+            evidence: 'the table was not checked after the last write',
+          },
     );
   }
   return signals;

@@ -1,5 +1,7 @@
 import type { Action, SkillDescription, Task, Trajectory } from '@harness-s/core';
+import { appworldExtras } from './extras-appworld.js';
 import { dbbenchExtras } from './extras-dbbench.js';
+import { swegymExtras } from './extras-swegym.js';
 
 /**
  * A tool transform: harness code between the policy and the environment that turns what the
@@ -69,7 +71,9 @@ export const actionFormatSkillDescription: SkillDescription = {
 };
 
 /** Extras by environment; an environment package's extras are added here (one line each). */
-const registry = new Map<string, EnvironmentExtras>([[dbbenchExtras.env, dbbenchExtras]]);
+const registry = new Map<string, EnvironmentExtras>(
+  [dbbenchExtras, swegymExtras, appworldExtras].map((extras) => [extras.env, extras]),
+);
 
 /** Registers (or replaces) an environment's extras, e.g. from a test or a plug-in. */
 export function registerEnvironmentExtras(extras: EnvironmentExtras): void {

@@ -1,6 +1,8 @@
 export * from './compliance.js';
 export * from './extras.js';
+export { appworldExtras } from './extras-appworld.js';
 export { dbbenchExtras } from './extras-dbbench.js';
+export { swegymExtras } from './extras-swegym.js';
 export * from './operators.js';
 export * from './patch.js';
 export * from './pool.js';

@@ -31,7 +31,8 @@ export interface VariantOperator {
   propose(parent: HarnessSpec, direction: RepairDirection, context: OperatorContext): ProposedChange[];
 }
 
-const hasDirective = (parent: HarnessSpec, id: string) => parent.prompt.directives.some((directive) => directive.id === id);
+const hasDirective = (parent: HarnessSpec, id: string) =>
+  parent.prompt.directives.some((directive) => directive.id === id);
 
 /** The wordings of a rule asking for a skill: the environment's own, else one from its description. */
 export function directiveWordings(skill: string, context: OperatorContext): string[] {
@@ -39,7 +40,9 @@ export function directiveWordings(skill: string, context: OperatorContext): stri
   if (own && own.length > 0) return [...own];
   const description =
     context.skills.find((item) => item.name === skill)?.description ??
-    (skill === actionFormatSkillDescription.name ? actionFormatSkillDescription.description : skill.replaceAll('-', ' '));
+    (skill === actionFormatSkillDescription.name
+      ? actionFormatSkillDescription.description
+      : skill.replaceAll('-', ' '));
   return [`Always ${description}.`];
 }
 
@@ -58,24 +61,24 @@ const note = (id: string, text: string, direction: string, skill?: string): Dire
 const directiveOperator = (wording: 'preferred' | 'alternative'): VariantOperator => {
   const name = wording === 'preferred' ? 'directive' : 'directive-rewording';
   return {
-  name,
-  part: 'prompt',
-  propose(parent, direction, context) {
-    const skills = direction.skills.length > 0 ? direction.skills : [];
-    return skills.flatMap((skill): ProposedChange[] => {
-      const id = `rule-${skill}`;
-      const text = directiveWordings(skill, context)[wording === 'preferred' ? 0 : 1];
-      if (!text || hasDirective(parent, id)) return [];
-      return [
-        {
-          operator: name,
-          direction: direction.name,
-          description: `rule for ${skill}: "${text}"`,
-          operations: [{ op: 'add-directive', directive: note(id, text, direction.name, skill) }],
-        },
-      ];
-    });
-  },
+    name,
+    part: 'prompt',
+    propose(parent, direction, context) {
+      const skills = direction.skills.length > 0 ? direction.skills : [];
+      return skills.flatMap((skill): ProposedChange[] => {
+        const id = `rule-${skill}`;
+        const text = directiveWordings(skill, context)[wording === 'preferred' ? 0 : 1];
+        if (!text || hasDirective(parent, id)) return [];
+        return [
+          {
+            operator: name,
+            direction: direction.name,
+            description: `rule for ${skill}: "${text}"`,
+            operations: [{ op: 'add-directive', directive: note(id, text, direction.name, skill) }],
+          },
+        ];
+      });
+    },
   };
 };
 
@@ -122,11 +125,17 @@ const retryOnErrorOperator: VariantOperator = {
         operations: [
           {
             op: 'set-execution',
-            execution: { retryOnError: { message: 'That action failed. Read the error, fix the action and try again.' } },
+            execution: {
+              retryOnError: { message: 'That action failed. Read the error, fix the action and try again.' },
+            },
           },
           {
             op: 'add-directive',
-            directive: note('note-retry-on-error', 'When an action fails, the harness tells you and you retry it with a fix.', direction.name),
+            directive: note(
+              'note-retry-on-error',
+              'When an action fails, the harness tells you and you retry it with a fix.',
+              direction.name,
+            ),
           },
         ],
       },
@@ -152,14 +161,19 @@ const verifyAfterChangeOperator: VariantOperator = {
             op: 'set-execution',
             execution: {
               verifyAfterChange: {
-                message: 'You changed the state. Check the change now, and repair it if it is wrong, before you finish.',
+                message:
+                  'You changed the state. Check the change now, and repair it if it is wrong, before you finish.',
                 ...(skill ? { skill } : {}),
               },
             },
           },
           {
             op: 'add-directive',
-            directive: note('note-verify-after-change', 'After each change the harness asks you to check it before you finish.', direction.name),
+            directive: note(
+              'note-verify-after-change',
+              'After each change the harness asks you to check it before you finish.',
+              direction.name,
+            ),
           },
         ],
       },
@@ -242,6 +256,10 @@ export const variantOperators: readonly VariantOperator[] = [
 ];
 
 /** Every change the library proposes for a parent and a direction, in preference order. */
-export function proposeChanges(parent: HarnessSpec, direction: RepairDirection, context: OperatorContext): ProposedChange[] {
+export function proposeChanges(
+  parent: HarnessSpec,
+  direction: RepairDirection,
+  context: OperatorContext,
+): ProposedChange[] {
   return variantOperators.flatMap((operator) => operator.propose(parent, direction, context));
 }

@@ -9,24 +9,35 @@ function applyOperation(mechanics: Mechanics, operation: PatchOperation, index: 
   switch (operation.op) {
     case 'add-directive': {
       if (mechanics.prompt.directives.some((directive) => directive.id === operation.directive.id)) {
-        throw new ConfigError(`patch.operations.${index}.directive.id: directive '${operation.directive.id}' already exists`, {
-          code: 'bad-patch',
-        });
+        throw new ConfigError(
+          `patch.operations.${index}.directive.id: directive '${operation.directive.id}' already exists`,
+          {
+            code: 'bad-patch',
+          },
+        );
       }
-      return { ...mechanics, prompt: { ...mechanics.prompt, directives: [...mechanics.prompt.directives, operation.directive] } };
+      return {
+        ...mechanics,
+        prompt: { ...mechanics.prompt, directives: [...mechanics.prompt.directives, operation.directive] },
+      };
     }
     case 'remove-directive': {
       const directives = mechanics.prompt.directives.filter((directive) => directive.id !== operation.id);
       if (directives.length === mechanics.prompt.directives.length) {
-        throw new ConfigError(`patch.operations.${index}.id: no directive '${operation.id}' to remove`, { code: 'bad-patch' });
+        throw new ConfigError(`patch.operations.${index}.id: no directive '${operation.id}' to remove`, {
+          code: 'bad-patch',
+        });
       }
       return { ...mechanics, prompt: { ...mechanics.prompt, directives } };
     }
     case 'add-tool-transform':
       if (mechanics.tools.some((transform) => transform.kind === operation.transform.kind)) {
-        throw new ConfigError(`patch.operations.${index}.transform.kind: '${operation.transform.kind}' is already there`, {
-          code: 'bad-patch',
-        });
+        throw new ConfigError(
+          `patch.operations.${index}.transform.kind: '${operation.transform.kind}' is already there`,
+          {
+            code: 'bad-patch',
+          },
+        );
       }
       return { ...mechanics, tools: [...mechanics.tools, operation.transform] };
     case 'set-context':
@@ -38,7 +49,12 @@ function applyOperation(mechanics: Mechanics, operation: PatchOperation, index: 
 
 /** A base harness's mechanics after the operations, in order. */
 export function applyOperations(base: HarnessSpec, operations: readonly PatchOperation[]): Mechanics {
-  let mechanics: Mechanics = { prompt: base.prompt, tools: base.tools, context: base.context, execution: base.execution };
+  let mechanics: Mechanics = {
+    prompt: base.prompt,
+    tools: base.tools,
+    context: base.context,
+    execution: base.execution,
+  };
   operations.forEach((operation, index) => {
     mechanics = applyOperation(mechanics, operation, index);
   });

@@ -28,7 +28,9 @@ export interface HarnessMechanics {
 }
 
 /** The transforms a spec names, or a ConfigError naming the field of the first unknown one. */
-export function resolveTransforms(spec: HarnessSpec): Array<{ transform: ToolTransform; options: Record<string, unknown> }> {
+export function resolveTransforms(
+  spec: HarnessSpec,
+): Array<{ transform: ToolTransform; options: Record<string, unknown> }> {
   const extras = environmentExtras(spec.env);
   return spec.tools.map((entry, index) => {
     const transform = extras.transforms.find((candidate) => candidate.kind === entry.kind);
@@ -86,7 +88,10 @@ export function createMechanics(spec: HarnessSpec, baseCodec: ActionCodec): Harn
           decode(message, envTools) {
             const decoded = baseCodec.decode(message, envTools);
             if (!decoded.ok) return decoded;
-            return { ok: true, actions: decoded.actions.flatMap((item) => (item.harnessResult ? [item] : expand(item))) };
+            return {
+              ok: true,
+              actions: decoded.actions.flatMap((item) => (item.harnessResult ? [item] : expand(item))),
+            };
           },
           encode: (actions, thought) => baseCodec.encode(actions, thought),
         };

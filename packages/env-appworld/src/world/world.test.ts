@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../api/definition.js';
+import { apps } from '../apps/index.js';
+import { generateWorld, peopleCount } from './generate.js';
+import { systemSender } from './schema.js';
+import { WorldSession } from './session.js';
+
+const digest = (buffer: Buffer) => createHash('sha256').update(buffer).digest('hex');
+
+/** A session on a fresh world, working for person 1. */
+function session(seed = 100) {
+  const db = generateWorld(seed);
+  return { db, world: new WorldSession(db, { supervisorId: 1, now: '2024-06-14T10:00:00', seed: 7 }) };
+}
+
+/** The status and message of the ApiError a call throws. */
+function failure(work: () => unknown): { status: number; message: string } {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof ApiError) return { status: error.status, message: error.message };
+    throw error;
+  }
+  throw new Error('the call did not fail');
+}
+
+describe('the generated world', () => {
+  it('is the same for the same seed and different for another', () => {
+    const [first, again, other] = [generateWorld(100), generateWorld(100), generateWorld(101)];
+    expect(digest(first.serialize())).toBe(digest(again.serialize()));
+    expect(digest(first.serialize())).not.toBe(digest(other.serialize()));
+    const count = first.prepare('SELECT COUNT(*) AS count FROM people').get() as { count: number };
+    expect(count.count).toBe(peopleCount);
+    expect(peopleCount).toBeGreaterThanOrEqual(20);
+    for (const db of [first, again, other]) db.close();
+  });
+
+  it('has at least 7 apps besides supervisor and api_docs, and at least 80 APIs', () => {
+    const names = apps.map((app) => app.name);
+    expect(names).toContain('supervisor');
+    expect(names).toContain('api_docs');
+    expect(names.filter((name) => name !== 'supervisor' && name !== 'api_docs').length).toBeGreaterThanOrEqual(7);
+    expect(apps.reduce((sum, app) => sum + app.apis.length, 0)).toBeGreaterThanOrEqual(80);
+  });
+});
+
+describe('APIs', () => {
+  it('documents every API with parameters, types, defaults, constraints and response schemas', () => {
+    const { db, world } = session();
+    const descriptions = world.call('api_docs', 'show_app_descriptions', {}) as Array<{ name: string }>;
+    expect(descriptions.map((item) => item.name)).toEqual(apps.map((app) => app.name));
+    const doc = world.call('api_docs', 'show_api_doc', { app_name: 'music', api_name: 'show_liked_songs' }) as {
+      parameters: Array<{ name: string; type: string; required: boolean; default: unknown; constraints: string[] }>;
+      response_schemas: { success: unknown; failure: unknown };
+      method: string;
+      path: string;
+    };
+    expect(doc.method).toBe('GET');
+    expect(doc.path).toBe('/music/show-liked-songs');
+    expect(doc.parameters.find((item) => item.name === 'page_limit')).toEqual(
+      expect.objectContaining({
+        type: 'integer',
+        required: false,
+        default: 5,
+        constraints: ['value >= 1', 'value <= 20'],
+      }),
+    );
+    expect(doc.parameters.find((item) => item.name === 'access_token')).toMatchObject({
+      required: true,
+      default: null,
+    });
+    expect(doc.response_schemas.failure).toEqual({ message: 'string' });
+    expect(failure(() => world.call('api_docs', 'show_api_doc', { app_name: 'music', api_name: 'nope' })).status).toBe(
+      404,
+    );
+    db.close();
+  });
+
+  it('logs in with the supervisor password, refuses bad tokens, pages lists and validates arguments', () => {
+    const { db, world } = session();
+    const passwords = world.call('supervisor', 'show_account_passwords', {}) as Array<{
+      account_name: string;
+      password: string;
+    }>;
+    const profile = world.call('supervisor', 'show_profile', {}) as { email: string };
+    const password = passwords.find((item) => item.account_name === 'music')?.password;
+    expect(failure(() => world.call('music', 'login', { username: profile.email, password: 'guess' }))).toEqual({
+      status: 401,
+      message: 'Invalid credentials.',
+    });
+    const { access_token } = world.call('music', 'login', { username: profile.email, password }) as {
+      access_token: string;
+    };
+    expect(failure(() => world.call('music', 'show_liked_songs', { access_token: 'forged' })).status).toBe(401);
+    const total = (
+      db.prepare('SELECT COUNT(*) AS count FROM music_liked_songs WHERE user_id = 1').get() as { count: number }
+    ).count;
+    const pages: unknown[][] = [];
+    for (let page = 0; ; page += 1) {
+      const batch = world.call('music', 'show_liked_songs', {
+        access_token,
+        page_index: page,
+        page_limit: 20,
+      }) as unknown[];
+      if (batch.length === 0) break;
+      pages.push(batch);
+    }
+    expect(pages.flat().length).toBe(total);
+    expect((world.call('music', 'show_liked_songs', { access_token }) as unknown[]).length).toBe(5);
+    const sorted = world.call('music', 'show_liked_songs', {
+      access_token,
+      sort_by: '+title',
+      page_limit: 20,
+    }) as Array<{ title: string }>;
+    expect(sorted.map((song) => song.title)).toEqual(
+      [...sorted.map((song) => song.title)].sort((a, b) => a.localeCompare(b)),
+    );
+    expect(failure(() => world.call('music', 'show_liked_songs', { access_token, page_limit: 21 }))).toEqual({
+      status: 422,
+      message: "Validation error: parameter 'page_limit' must be <= 20.",
+    });
+    expect(failure(() => world.call('music', 'show_liked_songs', { access_token, page: 1 })).message).toBe(
+      "Validation error: unexpected parameter 'page'.",
+    );
+    expect(failure(() => world.call('music', 'like_song', { access_token })).message).toBe(
+      "Validation error: parameter 'song_id' is required.",
+    );
+    expect(failure(() => world.call('music', 'like_song', { access_token, song_id: '3' })).message).toMatch(
+      /must be an integer/,
+    );
+    db.close();
+  });
+
+  it('resets a password through a code sent by email, refusing a wrong code and a short password', () => {
+    const { db, world } = session();
+    const email = (world.call('supervisor', 'show_profile', {}) as { email: string }).email;
+    const before = db.prepare('SELECT COUNT(*) AS count FROM mail_messages').get();
+    expect(
+      failure(() =>
+        world.call('shop', 'reset_password', { email, password_reset_code: '000000', new_password: 'longenough' }),
+      ).status,
+    ).toBe(401);
+    world.call('shop', 'send_password_reset_code', { email });
+    const message = db
+      .prepare('SELECT body FROM mail_messages WHERE user_id = 1 AND sender = ? ORDER BY id DESC')
+      .get(systemSender('shop')) as { body: string };
+    const code = /\d{6}/.exec(message.body)?.[0] ?? '';
+    expect(
+      failure(() => world.call('shop', 'reset_password', { email, password_reset_code: code, new_password: 'short' }))
+        .status,
+    ).toBe(422);
+    world.call('shop', 'reset_password', { email, password_reset_code: code, new_password: 'brand-new-pass' });
+    expect(world.call('shop', 'login', { username: email, password: 'brand-new-pass' })).toMatchObject({
+      token_type: 'Bearer',
+    });
+    expect(db.prepare('SELECT COUNT(*) AS count FROM mail_messages').get()).toEqual({
+      count: (before as { count: number }).count + 1,
+    });
+    db.close();
+  });
+
+  it('ends the task with complete_task and refuses calls afterwards', () => {
+    const { db, world } = session();
+    world.call('supervisor', 'complete_task', { answer: ['a', 'b'] });
+    expect(world.completion).toEqual({ answer: ['a', 'b'], status: 'success' });
+    expect(failure(() => world.call('supervisor', 'show_profile', {})).status).toBe(409);
+    db.close();
+  });
+});

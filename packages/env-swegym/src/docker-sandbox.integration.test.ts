@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerTestsEnabled } from './__fixtures__/docker.js';
+import { createDockerSandboxProvider, removeSwegymContainers } from './docker-provider.js';
+import { containerLabels, type DockerSandbox } from './docker-sandbox.js';
+import { embeddedImage, embeddedInstancesPath } from './embedded-repos.js';
+import { loadSweInstances } from './records.js';
+import type { Workspace } from './swe-sandbox.js';
+
+const enabled = await dockerTestsEnabled();
+const runLabel = `test-sandbox-${randomBytes(4).toString('hex')}`;
+// Small limits, so the fault tests hit them quickly.
+const provider = createDockerSandboxProvider({ limits: { memoryBytes: 256 * 1024 ** 2, pids: 128, cpus: 1 } });
+const labels = containerLabels(runLabel);
+
+describe.runIf(enabled)('Docker sandbox', () => {
+  let sandbox: DockerSandbox;
+  let workspace: Workspace;
+
+  beforeAll(async () => {
+    const { tasks } = await loadSweInstances(embeddedInstancesPath, { embeddedSplit: 'dev' });
+    const task = tasks[0];
+    if (!task?.runtime.hostRepo) throw new Error('no embedded task');
+    workspace = {
+      kind: 'host',
+      hostRepo: task.runtime.hostRepo,
+      repoPath: '/testbed',
+      baseCommit: task.instance.baseCommit,
+    };
+    sandbox = (await provider.create({ image: embeddedImage, labels })) as DockerSandbox;
+    await sandbox.prepare(workspace);
+  });
+
+  afterAll(async () => {
+    await sandbox?.destroy();
+    await removeSwegymContainers(provider.docker, { runLabel, includeLive: true });
+  });
+
+  it('runs without network, under the limits, labelled with its run and owner', async () => {
+    const info = await provider.docker.getContainer(sandbox.id).inspect();
+    expect(info.HostConfig.NetworkMode).toBe('none');
+    expect(info.HostConfig.Memory).toBe(256 * 1024 ** 2);
+    expect(info.HostConfig.PidsLimit).toBe(128);
+    expect(info.Config.Labels).toMatchObject({ 'harness-s.run': runLabel, 'harness-s.owner-pid': String(process.pid) });
+    expect((await sandbox.exec('ls /sys/class/net')).stdout).toBe('lo\n');
+    expect((await sandbox.exec('git rev-parse HEAD')).stdout.trim()).toBe(workspace.baseCommit);
+  });
+
+  it('kills a command that never ends at its timeout, with its children, and keeps the partial output', async () => {
+    const started = performance.now();
+    const result = await sandbox.exec('echo started; sleep 300 & echo waiting; sleep 300', { timeoutMs: 1000 });
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBe(137);
+    expect(result.stdout).toBe('started\nwaiting\n');
+    // `sleep[^.]300` matches the NUL-separated command line of `sleep 300`, not this grep's own.
+    const left = await sandbox.exec("grep -la 'sleep[^.]300' /proc/[0-9]*/cmdline 2>/dev/null | wc -l");
+    expect(left.stdout.trim()).toBe('0');
+  });
+
+  it('kills a memory hog at the memory limit, and the next command runs', async () => {
+    const hog = await sandbox.exec('python3 -c "data = b\'x\' * (1024 ** 3); print(len(data))"', { timeoutMs: 60_000 });
+    expect(hog.exitCode).toBe(137);
+    expect(hog.stdout).not.toContain(String(1024 ** 3));
+    expect((await sandbox.exec('echo alive')).stdout).toBe('alive\n');
+  });
+
+  it('writes and reads files with any content, and resets to the base commit much faster than a new container', async () => {
+    const content = 'line \'one\'\n$HOME "two"\n\u00e9\0end';
+    await sandbox.writeFile('/tmp/harness-s/odd.txt', content);
+    expect(await sandbox.readFile('/tmp/harness-s/odd.txt')).toBe(content);
+    await sandbox.exec('echo broken > README.md && touch new.txt && sleep 300 &');
+    const resetStart = performance.now();
+    await sandbox.reset();
+    const resetMs = performance.now() - resetStart;
+    expect((await sandbox.exec('git status --porcelain')).stdout).toBe('');
+    const createStart = performance.now();
+    const fresh = await provider.create({ image: embeddedImage, labels });
+    const createMs = performance.now() - createStart;
+    await fresh.destroy();
+    console.log(`reset ${resetMs.toFixed(0)} ms, new container ${createMs.toFixed(0)} ms`);
+    expect(resetMs).toBeLessThan(createMs);
+  });
+
+  it('keeps what an image was built with across resets, and refuses to reuse a container that lost it', async () => {
+    const built = await provider.create({ image: embeddedImage, labels });
+    try {
+      await built.prepare(workspace);
+      // As a SWE-bench image holds its repository: a tracked file changed while installing, a build product.
+      await built.exec('echo installed >> README.md && mkdir -p build && echo binary > build/ext.so');
+      await built.prepare({ kind: 'image', repoPath: '/testbed', baseCommit: workspace.baseCommit });
+      await built.exec('echo agent >> README.md && touch agent.txt && mkdir -p build/more && touch build/more/x');
+      await built.reset();
+      expect(await built.readFile('README.md')).toMatch(/\ninstalled\n$/);
+      expect(await built.readFile('build/ext.so')).toBe('binary\n');
+      expect((await built.exec('ls agent.txt')).exitCode).not.toBe(0);
+      await built.exec('rm -rf build');
+      await expect(built.reset()).rejects.toThrow(/differs from its initial state/);
+    } finally {
+      await built.destroy();
+    }
+  });
+
+  it('removes its container on destroy, even twice', async () => {
+    const extra = await provider.create({ image: embeddedImage, labels });
+    await extra.destroy();
+    await extra.destroy();
+    await expect(provider.docker.getContainer(extra.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  });
+});

@@ -1,0 +1,111 @@
+import type { ExecResult } from '@harness-s/core';
+import { describe, expect, it } from 'vitest';
+import type { GitRunner } from './git.js';
+import { SandboxPool } from './sandbox-pool.js';
+import type { SweSandbox, SweSandboxProvider, Workspace } from './swe-sandbox.js';
+
+/** A sandbox that records what is done to it; `failReset` makes its next reset fail. */
+class FakeSandbox implements SweSandbox {
+  readonly kind = 'docker' as const;
+  readonly repoPath = '/testbed';
+  readonly scratchPath = '/tmp/harness-s';
+  workspace: Workspace | null = null;
+  prepared = 0;
+  resets = 0;
+  destroyed = false;
+  failReset = false;
+  constructor(
+    readonly id: string,
+    readonly image: string,
+  ) {}
+  async prepare(workspace: Workspace) {
+    this.prepared += 1;
+    this.workspace = workspace;
+  }
+  async reset() {
+    this.resets += 1;
+    if (this.failReset) throw new Error('reset failed');
+  }
+  async destroy() {
+    this.destroyed = true;
+  }
+  git(): GitRunner {
+    throw new Error('not used');
+  }
+  async exec(): Promise<ExecResult> {
+    throw new Error('not used');
+  }
+  async readFile(): Promise<string> {
+    return '';
+  }
+  async writeFile() {}
+}
+
+function fakeProvider(): SweSandboxProvider & { made: FakeSandbox[] } {
+  const made: FakeSandbox[] = [];
+  return {
+    kind: 'docker',
+    made,
+    async create({ image }) {
+      const sandbox = new FakeSandbox(`s${made.length}`, image ?? 'none');
+      made.push(sandbox);
+      return sandbox;
+    },
+    async cleanup() {
+      return 0;
+    },
+    async close() {},
+  };
+}
+
+const workspace = (baseCommit: string): Workspace => ({ kind: 'image', repoPath: '/testbed', baseCommit });
+
+describe('SandboxPool', () => {
+  it('reuses a reset sandbox of the same workspace, re-prepares one of the same image, and creates otherwise', async () => {
+    const provider = fakeProvider();
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });
+    const first = await pool.acquire('img', workspace('a'));
+    expect(pool.inUse).toBe(1);
+    await pool.release(first);
+    expect((first as FakeSandbox).resets).toBe(1);
+    expect(await pool.acquire('img', workspace('a'))).toBe(first);
+    await pool.release(first);
+    const retargeted = await pool.acquire('img', workspace('b'));
+    expect(retargeted).toBe(first);
+    expect((first as FakeSandbox).prepared).toBe(2);
+    const other = await pool.acquire('other-image', workspace('b'));
+    expect(other).not.toBe(first);
+    expect(pool.stats).toMatchObject({ created: 2, reused: 1, retargeted: 1 });
+    await pool.destroyAll();
+    expect(provider.made.every((sandbox) => sandbox.destroyed)).toBe(true);
+    expect(pool.inUse).toBe(0);
+  });
+
+  it('destroys a sandbox whose reset fails instead of reusing it', async () => {
+    const provider = fakeProvider();
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });
+    const sandbox = (await pool.acquire('img', workspace('a'))) as FakeSandbox;
+    sandbox.failReset = true;
+    await pool.release(sandbox);
+    expect(sandbox.destroyed).toBe(true);
+    expect(pool.idleCount).toBe(0);
+    expect(await pool.acquire('img', workspace('a'))).not.toBe(sandbox);
+    expect(pool.stats.resetFailures).toBe(1);
+  });
+
+  it('keeps at most maxIdle warm sandboxes, and none without reuse', async () => {
+    const provider = fakeProvider();
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 1, labels: {} });
+    const [a, b] = await Promise.all([pool.acquire('img', workspace('a')), pool.acquire('img', workspace('b'))]);
+    await pool.release(a);
+    await pool.release(b);
+    expect(pool.idleCount).toBe(1);
+    expect((a as FakeSandbox).destroyed).toBe(true);
+
+    const single = new SandboxPool({ provider: fakeProvider(), reuse: false, maxIdle: 4, labels: {} });
+    const one = (await single.acquire('img', workspace('a'))) as FakeSandbox;
+    await single.release(one);
+    expect(one.destroyed).toBe(true);
+    expect(one.resets).toBe(0);
+  });
+});

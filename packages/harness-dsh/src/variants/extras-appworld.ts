@@ -1,0 +1,134 @@
+import type { Action, Trajectory } from '@harness-s/core';
+import type { EnvironmentExtras, FailureSignal, ToolTransform } from './extras.js';
+
+const code = (action: Action): string | null =>
+  action.tool === 'execute' && typeof action.arguments['code'] === 'string' ? action.arguments['code'] : null;
+
+/** The app APIs a code block calls, in order, without the supervisor's, the docs' and logins. */
+function calledApis(text: string): Array<{ app: string; api: string }> {
+  const seen = new Set<string>();
+  const calls: Array<{ app: string; api: string }> = [];
+  for (const match of text.matchAll(/apis\.(\w+)\.(\w+)\(/g)) {
+    const [, app, api] = match;
+    if (!app || !api || app === 'supervisor' || app === 'api_docs' || api === 'login') continue;
+    if (seen.has(`${app}.${api}`)) continue;
+    seen.add(`${app}.${api}`);
+    calls.push({ app, api });
+  }
+  return calls;
+}
+
+const docCode = (app: string, api: string) =>
+  `print(apis.api_docs.show_api_doc({ app_name: '${app}', api_name: '${api}' }));`;
+const writeApi =
+  /^(create|add|update|delete|remove|send|reset|set|mark|post|like|follow|tag|move|pay|transfer|approve|book|order)/;
+
+/**
+ * Prints the documentation of every app API a code block calls, before the block runs: the
+ * documentation lookup is done for the policy (the printout arrives with the block's result).
+ */
+const apiDocLookup: ToolTransform = {
+  kind: 'api-doc-lookup',
+  skill: 'lookup-api-doc',
+  direction: 'api-grounding',
+  description: 'prints api_docs.show_api_doc of every app API a code block calls before running it',
+  note: 'Before running your code, the harness prints the documentation of every API it calls.',
+  emits: ['execute'],
+  expand(action) {
+    const text = code(action);
+    if (!text) return null;
+    const apis = calledApis(text);
+    if (apis.length === 0) return null;
+    return [...apis.map(({ app, api }) => ({ tool: 'execute', arguments: { code: docCode(app, api) } })), action];
+  },
+};
+
+/** Failure signals of AppWorld trajectories: guessed passwords or parameters, giving up, first pages only, unions, unfinished flows. */
+function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
+  const signals: FailureSignal[] = [];
+  const blocks = trajectory.turns.flatMap((turn) =>
+    turn.actions.flatMap((record) => {
+      const text = code(record.action);
+      return text === null
+        ? []
+        : [{ turn: turn.index, text, error: record.result.error ? record.result.observation : null }];
+    }),
+  );
+  const documented = new Set<string>();
+  let lastError = -1;
+  blocks.forEach((block, index) => {
+    for (const match of block.text.matchAll(/show_api_doc\(\{ app_name: '(\w+)', api_name: '(\w+)' \}\)/g))
+      documented.add(`${match[1]}.${match[2]}`);
+    if (block.error === null) return;
+    lastError = index;
+    const evidence = `turn ${block.turn}: ${block.error.replace(/\s+/g, ' ').slice(-140)}`;
+    if (/status code is 401/.test(block.error))
+      signals.push({ kind: 'guessed-credentials', skill: 'ask-supervisor', evidence });
+    else if (
+      /status code is 422|unexpected parameter/.test(block.error) &&
+      calledApis(block.text).some(({ app, api }) => !documented.has(`${app}.${api}`))
+    ) {
+      signals.push({ kind: 'skipped-api-doc', skill: 'lookup-api-doc', evidence });
+    }
+  });
+  const gaveUp = blocks.some((block) => /complete_task\(\{ status: 'fail' \}\)/.test(block.text));
+  const recovered =
+    lastError >= 0 &&
+    blocks.slice(lastError + 1).some((block) => block.error === null && !/complete_task/.test(block.text));
+  if (lastError >= 0 && (gaveUp || !recovered)) {
+    signals.push({
+      kind: 'gave-up-after-error',
+      skill: 'recover-from-error',
+      evidence: `no recovery after the error at turn ${blocks[lastError]?.turn}`,
+    });
+  }
+  for (const check of trajectory.evaluation?.checks ?? []) {
+    if (check.passed) continue;
+    const detail = check.detail ?? '';
+    const counts = /expected (\d+), got (\d+)/.exec(detail);
+    const firstPageOnly = blocks.some(
+      (block) => /apis\.\w+\.show_\w+\(\{[^}]*\}\)/.test(block.text) && !/page_index/.test(block.text),
+    );
+    if (check.name === 'password-reset') {
+      signals.push({ kind: 'unfinished-account-flow', skill: 'finish-account-flow', evidence: detail });
+    } else if (check.name === 'no-collateral-damage' || (counts && Number(counts[2]) > Number(counts[1]))) {
+      signals.push({
+        kind: 'union-instead-of-intersection',
+        skill: 'intersect-not-union',
+        evidence: `${check.name}: ${detail}`,
+      });
+    } else if (counts && Number(counts[2]) < Number(counts[1]) && firstPageOnly) {
+      signals.push({ kind: 'first-page-only', skill: 'fetch-all-pages', evidence: `${check.name}: ${detail}` });
+    } else if (
+      /^\d+ of \d+/.test(detail) &&
+      blocks.some((block) => block.error && calledApis(block.text).some(({ api }) => writeApi.test(api)))
+    ) {
+      signals.push({ kind: 'unchecked-write', skill: 'check-after-write', evidence: `${check.name}: ${detail}` });
+    } else if (/^\d+ of \d+/.test(detail) && firstPageOnly) {
+      signals.push({ kind: 'first-page-only', skill: 'fetch-all-pages', evidence: `${check.name}: ${detail}` });
+    }
+  }
+  return signals;
+}
+
+/** AppWorld's extras: the documentation lookup transform, which calls write state, failure signals. */
+export const appworldExtras: EnvironmentExtras = {
+  env: 'appworld',
+  transforms: [apiDocLookup],
+  changesState: (action) => {
+    const text = code(action);
+    return text !== null && calledApis(text).some(({ api }) => writeApi.test(api));
+  },
+  verificationSkill: 'check-after-write',
+  recoverySkill: 'recover-from-error',
+  skillDirections: {
+    'lookup-api-doc': 'api-grounding',
+    'ask-supervisor': 'credentials',
+    'fetch-all-pages': 'pagination',
+    'intersect-not-union': 'constraint-filtering',
+    'check-after-write': 'write-verification',
+    'finish-account-flow': 'multi-step-flows',
+    'recover-from-error': 'error-recovery',
+  },
+  failureSignals: appworldFailureSignals,
+};

@@ -1,0 +1,198 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectRedis, pingRedis, queueNameForRun, runRegistryKey } from './index.js';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const cli = ['--conditions=source', join(root, 'tools/src/cli.ts')];
+const tsx = join(root, 'node_modules/.bin/tsx');
+// A database index of this test's own, so other users of the shared Redis never see its queue.
+const redisUrl = process.env['HARNESS_S_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379/9';
+const inCi = Boolean(process.env['CI']) && process.env['CI'] !== 'false';
+
+const ping = await pingRedis(redisUrl);
+if (!ping.ok) {
+  const reason = `Redis at ${redisUrl} is unreachable (${ping.reason})`;
+  if (inCi) throw new Error(`${reason}; CI must run the distributed training test (.ci/services.sh starts Redis)`);
+  console.warn(`skipping the distributed training test: ${reason}`);
+}
+
+// The random router keeps both runs short: the adaptive one anchors profiles first, in process either way.
+const trainArgs = [
+  'train',
+  '--env',
+  'dbbench',
+  '--method',
+  'h0-resample',
+  '--router',
+  'random',
+  '--steps',
+  '3',
+  '--batch-size',
+  '3',
+  '--k',
+  '3',
+  '--eval-k',
+  '1',
+  '--seed',
+  '4',
+  '--quiet',
+];
+
+function runCli(args: string[]): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [...cli, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+}
+
+interface Worker {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<number | null>;
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<string>;
+}
+
+/** A `harness-s worker` process in its own process group (tsx runs the CLI in a child process). */
+function startWorker(name: string): Worker {
+  const child = spawn(
+    tsx,
+    [
+      ...cli,
+      'worker',
+      '--redis',
+      redisUrl,
+      '--env',
+      'dbbench',
+      '--name',
+      name,
+      '--concurrency',
+      '2',
+      // Short locks so a killed worker's job goes elsewhere within seconds; two crashes before parking.
+      '--lock-duration',
+      '4000',
+      '--stalled-interval',
+      '2000',
+      '--max-stalled',
+      '2',
+      '--heartbeat',
+      '2000',
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+  );
+  const lines: string[] = [];
+  let buffer = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    exited,
+    async waitFor(pattern, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = lines.find((line) => pattern.test(line));
+        if (found) return found;
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`worker ${name}: no line matching ${pattern}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+  };
+}
+
+const killGroup = (worker: Worker, signal: NodeJS.Signals) => {
+  if (worker.child.exitCode === null && worker.child.signalCode === null && worker.child.pid) {
+    try {
+      process.kill(-worker.child.pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+};
+
+/** What must be identical between an in-process run and a run on workers (as in train-resume.test.ts). */
+async function outcome(dir: string) {
+  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+  delete summary.durationMs;
+  const metrics = (await readFile(join(dir, 'metrics.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const { durationMs: _, ...rest } = JSON.parse(line);
+      return rest;
+    });
+  const trajectories = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const trajectory = JSON.parse(line);
+      return [trajectory.id, trajectory.evaluation?.success, trajectory.training];
+    });
+  return { summary, metrics, trajectories };
+}
+
+const doneBy = (worker: Worker): string[] => worker.lines.flatMap((line) => /: done (\S+):/.exec(line)?.[1] ?? []);
+
+describe.skipIf(!ping.ok)('training with rollouts on worker processes (BullMQ on Redis)', () => {
+  const workers: Worker[] = [];
+  afterAll(async () => {
+    for (const worker of workers) {
+      killGroup(worker, 'SIGKILL');
+      await worker.exited;
+    }
+  });
+
+  it('survives a worker killed with SIGKILL mid-step and ends as the in-process run', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'queue-train-'));
+    const inProcess = join(base, 'in-process');
+    const queued = join(base, 'queued');
+    expect(await runCli([...trainArgs, '--out', inProcess])).toBe(0);
+
+    const [doomed, survivor] = [startWorker('doomed'), startWorker('survivor')];
+    workers.push(doomed, survivor);
+    await Promise.all([doomed.waitFor(/ready/, 60_000), survivor.waitFor(/ready/, 60_000)]);
+    const run = runCli([...trainArgs, '--out', queued, '--redis', redisUrl]);
+
+    // Kill it once it has taken an attempt of step 2 or 3.
+    const started = await doomed.waitFor(/: start [23]:/, 120_000);
+    killGroup(doomed, 'SIGKILL');
+    await doomed.exited;
+    const orphan = /: start (\S+) /.exec(started)?.[1] as string;
+    expect(await run).toBe(0);
+
+    expect(await outcome(queued)).toEqual(await outcome(inProcess));
+    // The killed worker's attempt was run by the survivor after the stalled-job check found it.
+    if (!doneBy(doomed).includes(orphan)) {
+      expect(doneBy(survivor)).toContain(orphan);
+      expect(survivor.lines.some((line) => line.includes(`stalled ${orphan}`))).toBe(true);
+    }
+    const done = [...doneBy(doomed), ...doneBy(survivor)];
+    expect(done.filter((id) => id === orphan)).toHaveLength(1);
+
+    // The run's queue is gone from Redis once the survivor has left it (within its discovery period).
+    const connection = connectRedis(redisUrl, 'producer');
+    try {
+      const queueName = queueNameForRun(queued);
+      const entry = JSON.parse((await connection.hget(runRegistryKey, queueName)) ?? '{}');
+      expect(entry).toMatchObject({ queueName, ended: true });
+      await survivor.waitFor(new RegExp(`left queue ${queueName} \\(run ended\\)`), 10_000);
+      expect(await connection.keys(`harness-s:${queueName}:*`)).toEqual([]);
+    } finally {
+      connection.disconnect();
+    }
+
+    // SIGTERM (to the tsx process, which relays it once): the survivor stops by itself.
+    process.kill(survivor.child.pid as number, 'SIGTERM');
+    expect(await survivor.exited).toBe(0);
+  }, 300_000);
+});

@@ -1,0 +1,97 @@
+import { ConfigError, type Policy, runAttempt, type Trajectory } from '@harness-s/core';
+import { resolveHarness } from '@harness-s/harness-dsh';
+import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
+import { RolloutResult } from '@harness-s/queue';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEnvironment } from './environments.js';
+import { createPolicy, policyFromDescription } from './policies.js';
+
+const withoutTimes = (trajectory: Trajectory): unknown =>
+  JSON.parse(
+    JSON.stringify(trajectory, (key, value) => (key === 'timings' || key === 'latencyMs' ? undefined : value)),
+  );
+
+describe('policies travel as data', () => {
+  const environment = createEnvironment('dbbench');
+  afterAll(() => environment.close());
+
+  /** A trained simulated policy: other theta than the defaults, a later step. */
+  async function trainedPolicy(): Promise<SimulatedPolicy> {
+    const h0 = await resolveHarness('dbbench', 'h0');
+    const [task] = (await environment.loadTasks({ split: 'dev' })).tasks;
+    if (!task) throw new Error('no dbbench task');
+    const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy(), { learningRate: 2 });
+    const run = (attempt: number) =>
+      runAttempt({ environment, task, harness: h0, policy: trainer.policy, runId: 'r', attempt, seed: attempt });
+    const trajectories = await Promise.all([0, 1, 2, 3].map(run));
+    await trainer.update(
+      [
+        {
+          groupId: 'g',
+          taskId: task.id,
+          trajectories: trajectories.map((trajectory, index) => ({
+            trajectory,
+            advantage: index % 2 ? 1 : -1,
+            context: 'variant',
+          })),
+        },
+      ],
+      3,
+    );
+    return trainer.policy;
+  }
+
+  it('rebuilds the simulated policy with its trained parameters, acting exactly as the original', async () => {
+    const original = await trainedPolicy();
+    expect(original.describe()).not.toEqual(new SimulatedPolicy().describe());
+    const rebuilt = policyFromDescription(JSON.parse(JSON.stringify(original.describe())));
+    expect(rebuilt.version).toBe('sim@3');
+    expect(rebuilt.describe()).toEqual(original.describe());
+
+    const h0 = await resolveHarness('dbbench', 'h0');
+    const { tasks } = await environment.loadTasks({ split: 'dev' });
+    const attempt = (policy: Policy, index: number) =>
+      runAttempt({
+        environment,
+        task: tasks[index % tasks.length] as (typeof tasks)[number],
+        harness: h0,
+        policy,
+        runId: 'r',
+        attempt: index,
+        seed: 100 + index,
+      });
+    for (const index of [0, 5, 11]) {
+      const [mine, theirs] = await Promise.all([attempt(original, index), attempt(rebuilt, index)]);
+      expect(withoutTimes(theirs)).toEqual(withoutTimes(mine));
+      // What a worker sends back passes the result schema unchanged.
+      const travelled = JSON.parse(
+        JSON.stringify({
+          schemaVersion: 1,
+          attemptId: 'a',
+          trajectory: theirs,
+          worker: { name: 'w', host: 'h', pid: 1 },
+        }),
+      );
+      expect(RolloutResult.parse(travelled)).toEqual(travelled);
+    }
+  });
+
+  it('rebuilds the oracle, the empty and an OpenAI-compatible policy, the latter without any key', () => {
+    for (const name of ['oracle', 'empty']) {
+      const policy = createPolicy({ policy: name });
+      expect(policyFromDescription(policy.describe()).id).toBe(name);
+    }
+    const openai = createPolicy({ policy: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', temperature: 0.2 });
+    expect(JSON.stringify(openai.describe())).not.toMatch(/apiKey/);
+    const rebuilt = policyFromDescription(openai.describe());
+    expect(rebuilt.id).toBe('openai:m');
+    expect(rebuilt.describe()).toEqual(openai.describe());
+  });
+
+  it('refuses descriptions it cannot rebuild faithfully', () => {
+    const described = new SimulatedPolicy().describe();
+    expect(() => policyFromDescription({ ...described, step: -1 })).toThrow(ConfigError);
+    expect(() => policyFromDescription({ ...described, temperature: 2 })).toThrow(/temperature/);
+    expect(() => policyFromDescription({ kind: 'scripted' })).toThrow(/cannot rebuild/);
+  });
+});

@@ -1,0 +1,50 @@
+export const mean = (values: readonly number[]): number =>
+  values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+
+/** Sample standard deviation over seeds (0 for fewer than two values), as the text tables print it. */
+export function spread(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const average = mean(values);
+  return Math.sqrt(values.reduce((sum, value) => sum + (value - average) ** 2, 0) / (values.length - 1));
+}
+
+/** One point of a curve: the mean over seeds at a step, its spread, and how many seeds had it. */
+export interface CurvePoint {
+  x: number;
+  y: number;
+  spread: number;
+  n: number;
+}
+
+/**
+ * The mean curve of several runs' step series (one per seed). Steps a run has no value for (a
+ * step without rescue, say) are left out of that step's mean rather than counted as zero.
+ */
+export function meanCurve(
+  series: ReadonlyArray<ReadonlyArray<{ x: number; y: number | null | undefined }>>,
+): CurvePoint[] {
+  const byX = new Map<number, number[]>();
+  for (const points of series) {
+    for (const { x, y } of points) {
+      if (y === null || y === undefined || !Number.isFinite(y)) continue;
+      const values = byX.get(x) ?? [];
+      values.push(y);
+      byX.set(x, values);
+    }
+  }
+  return [...byX.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([x, values]) => ({ x, y: mean(values), spread: spread(values), n: values.length }));
+}
+
+export const percentText = (fraction: number, digits = 1): string => `${(fraction * 100).toFixed(digits)}`;
+
+/** `67.6 ± 2.1` (percent), or `67.6` for a single seed. */
+export function meanSpreadText(values: readonly number[]): string {
+  if (values.length === 0) return '–';
+  const text = percentText(mean(values));
+  return values.length > 1 ? `${text} ± ${percentText(spread(values))}` : text;
+}
+
+/** Values in first-seen order without repeats. */
+export const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];

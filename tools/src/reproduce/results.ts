@@ -1,0 +1,32 @@
+import { TrainSummary } from '@harness-s/core';
+import { z } from 'zod';
+
+const Rates = z.object({ passAtK: z.number(), avgAtK: z.number(), k: z.number().int() });
+
+/** One line of `results.json`: a training run's summary and its evaluations after training. */
+export const ResultRecord = TrainSummary.extend({
+  /** `main` (the method comparison) or a router ablation of harness-s. */
+  variant: z.enum(['main', 'fixed-profiles', 'rescue-4x2']),
+  /** The training run folder, relative to the reproduction's folder. */
+  runDir: z.string(),
+  /** The trained policy under Rank-1 routing on the test split (harness-s main runs). */
+  rank1: Rates.optional(),
+  /** The trained policy under other harness families, without further training. */
+  families: z.record(z.string(), Rates).optional(),
+  /** Share of test tasks whose Rank-1 choice is H0, with profiles anchored before and after training. */
+  h0TopShare: z.object({ before: z.number(), after: z.number() }).optional(),
+});
+export type ResultRecord = z.infer<typeof ResultRecord>;
+
+export const Results = z.object({ schemaVersion: z.literal(1), records: z.array(ResultRecord) });
+export type Results = z.infer<typeof Results>;
+
+export const mean = (values: readonly number[]): number =>
+  values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+
+/** Sample standard deviation (0 for fewer than two values). */
+export function spread(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const average = mean(values);
+  return Math.sqrt(values.reduce((sum, value) => sum + (value - average) ** 2, 0) / (values.length - 1));
+}

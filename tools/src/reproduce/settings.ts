@@ -1,0 +1,43 @@
+/** How much work one environment gets in a reproduction. */
+export interface EnvironmentBudget {
+  /** Training steps per run. */
+  steps: number;
+  batchSize: number;
+  /** Group size (attempts per task under H0); rescue is K variants x 1 attempt. */
+  k: number;
+  /** Attempts per test task in the evaluations under H0 (Pass@k / Avg@k). */
+  evalK: number;
+  /** Evaluate under H0 every N steps (the training curves). */
+  evalEvery: number;
+  /** Evolution rounds of the sibling pool. */
+  evolveRounds: number;
+  /** Attempts per validation task when profiling and evolving. */
+  profileK: number;
+  /** Re-anchor the adaptive router's profiles every N steps. */
+  reanchorEvery: number;
+}
+
+/**
+ * Budgets of the default run and of `--quick`. Sized for a 2-core machine: the default finishes
+ * within about 10 minutes, `--quick` within about 2. Slower environments (real test suites in
+ * sandboxes) get smaller groups and fewer steps.
+ */
+export function budgetFor(env: string, quick: boolean): EnvironmentBudget {
+  const slow = env === 'swegym';
+  if (quick) {
+    return slow
+      ? { steps: 3, batchSize: 3, k: 4, evalK: 3, evalEvery: 3, evolveRounds: 1, profileK: 1, reanchorEvery: 2 }
+      : { steps: 6, batchSize: 6, k: 8, evalK: 3, evalEvery: 3, evolveRounds: 1, profileK: 2, reanchorEvery: 3 };
+  }
+  return slow
+    ? { steps: 6, batchSize: 4, k: 4, evalK: 3, evalEvery: 3, evolveRounds: 1, profileK: 2, reanchorEvery: 3 }
+    : { steps: 12, batchSize: 8, k: 8, evalK: 3, evalEvery: 3, evolveRounds: 2, profileK: 2, reanchorEvery: 4 };
+}
+
+/** The training methods compared, in table order. */
+export const reproduceMethods = ['grpo', 'h0-resample', 'mixture', 'harness-s'] as const;
+export type ReproduceMethod = (typeof reproduceMethods)[number];
+
+/** The router ablations (method harness-s): the main run is adaptive profiles with K x 1 rescue. */
+export const ablations = ['fixed-profiles', 'rescue-4x2'] as const;
+export type Ablation = (typeof ablations)[number];

@@ -1,0 +1,127 @@
+import { renderTable } from '../format.js';
+import { mean, type ResultRecord, spread } from './results.js';
+import { ablations, reproduceMethods } from './settings.js';
+
+const pct = (value: number): string => `${(value * 100).toFixed(2)}`;
+const meanSpread = (values: readonly number[]): string =>
+  values.length ? `${pct(mean(values))} ± ${pct(spread(values))}` : '-';
+
+/** The paper-style tables of a reproduction, as text. */
+export function formatReproduceTables(records: readonly ResultRecord[]): string {
+  const envs = [...new Set(records.map((record) => record.env))];
+  const sections: string[] = [];
+  const main = records.filter((record) => record.variant === 'main');
+  const k = main[0]?.evalUnderH0.k ?? 3;
+
+  sections.push(
+    `Evaluated under H0 on the test split (mean ± sample std over seeds, %)\n${renderTable(
+      [
+        'env',
+        'method',
+        'seeds',
+        `Pass@${k}`,
+        `Avg@${k}`,
+        'effective groups',
+        'effective tokens',
+        'rescue triggered',
+        'rescue success',
+      ],
+      envs.flatMap((env) =>
+        reproduceMethods.flatMap((method) => {
+          const runs = main.filter((record) => record.env === env && record.method === method);
+          if (runs.length === 0) return [];
+          return [
+            [
+              env,
+              method,
+              String(runs.length),
+              meanSpread(runs.map((run) => run.evalUnderH0.passAtK)),
+              meanSpread(runs.map((run) => run.evalUnderH0.avgAtK)),
+              meanSpread(runs.map((run) => run.effectiveGroupRate)),
+              meanSpread(runs.map((run) => run.effectiveTokenShare)),
+              meanSpread(runs.map((run) => run.rescueTriggerRate)),
+              method === 'harness-s' || method === 'h0-resample'
+                ? meanSpread(runs.map((run) => run.rescueSuccessRate))
+                : '-',
+            ],
+          ];
+        }),
+      ),
+    )}`,
+  );
+
+  const ablationRows = envs.flatMap((env) =>
+    (['main', ...ablations] as const).flatMap((variant) => {
+      const runs = records.filter(
+        (record) => record.env === env && record.method === 'harness-s' && record.variant === variant,
+      );
+      if (runs.length === 0) return [];
+      const label =
+        variant === 'main'
+          ? 'adaptive profiles, 8x1'
+          : variant === 'fixed-profiles'
+            ? 'fixed profiles, 8x1'
+            : 'adaptive profiles, 4x2';
+      return [
+        [
+          env,
+          label,
+          meanSpread(runs.map((run) => run.rescueSuccessRate)),
+          meanSpread(runs.map((run) => run.evalUnderH0.avgAtK)),
+        ],
+      ];
+    }),
+  );
+  if (ablationRows.length) {
+    sections.push(
+      `Router ablations (harness-s)\n${renderTable(['env', 'router', 'rescue success', `Avg@${k}`], ablationRows)}`,
+    );
+  }
+
+  const routed = main.filter((record) => record.rank1);
+  if (routed.length) {
+    sections.push(
+      `Rank-1 routing after training (harness-s)\n${renderTable(
+        ['env', `H0 Avg@${k}`, `Rank-1 Avg@${k}`, `H0 Pass@${k}`, `Rank-1 Pass@${k}`, 'H0 top choice before', 'after'],
+        envs.flatMap((env) => {
+          const runs = routed.filter((record) => record.env === env);
+          if (runs.length === 0) return [];
+          return [
+            [
+              env,
+              meanSpread(runs.map((run) => run.evalUnderH0.avgAtK)),
+              meanSpread(runs.map((run) => run.rank1?.avgAtK ?? 0)),
+              meanSpread(runs.map((run) => run.evalUnderH0.passAtK)),
+              meanSpread(runs.map((run) => run.rank1?.passAtK ?? 0)),
+              meanSpread(runs.map((run) => run.h0TopShare?.before ?? 0)),
+              meanSpread(runs.map((run) => run.h0TopShare?.after ?? 0)),
+            ],
+          ];
+        }),
+      )}`,
+    );
+  }
+
+  const families = [...new Set(main.flatMap((record) => Object.keys(record.families ?? {})))];
+  if (families.length) {
+    sections.push(
+      `Other harness families, no further training (Pass@${k})\n${renderTable(
+        ['env', 'method', ...families],
+        envs.flatMap((env) =>
+          reproduceMethods.flatMap((method) => {
+            const runs = main.filter((record) => record.env === env && record.method === method && record.families);
+            if (runs.length === 0) return [];
+            return [
+              [
+                env,
+                method,
+                ...families.map((family) => meanSpread(runs.map((run) => run.families?.[family]?.passAtK ?? 0))),
+              ],
+            ];
+          }),
+        ),
+      )}`,
+    );
+  }
+  return sections.join('\n\n');
+}

@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import {
+  Checkpoint,
+  type Environment,
+  evaluate,
+  type Harness,
+  type Policy,
+  parseWith,
+  readJson,
+  type Task,
+  TrainSummary,
+  train,
+} from '@harness-s/core';
+import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
+import { AdaptiveRouter, type ProfileSet } from '@harness-s/router';
+import type { TaskSplits } from '../task-splits.js';
+import type { ResultRecord } from './results.js';
+import type { EnvironmentBudget, ReproduceMethod } from './settings.js';
+
+export interface TrainOneOptions {
+  root: string;
+  environment: Environment;
+  splits: TaskSplits<Task>;
+  h0: Harness;
+  pool: readonly Harness[];
+  budget: EnvironmentBudget;
+  method: ReproduceMethod;
+  variant: ResultRecord['variant'];
+  seed: number;
+  concurrency: number;
+  initialProfiles: ProfileSet;
+  onStep?: () => void;
+}
+
+/** Share of tasks whose Rank-1 choice under these profiles is H0. */
+export async function h0TopShare(profiles: ProfileSet, tasks: readonly Task[]): Promise<number> {
+  if (tasks.length === 0) return 0;
+  const router = new AdaptiveRouter({ profiles, mode: 'fixed' });
+  let h0 = 0;
+  for (const task of tasks) if ((await router.topChoice(task)) === profiles.h0.harnessId) h0 += 1;
+  return h0 / tasks.length;
+}
+
+/** Pass@k and Avg@k of a policy under one harness (or per-task routing) on the test tasks. */
+export async function evaluateOn(
+  environment: Environment,
+  tasks: readonly Task[],
+  harness: Harness,
+  policy: Policy,
+  budget: EnvironmentBudget,
+  seed: number,
+  concurrency: number,
+  harnessFor?: (task: Task) => Harness,
+) {
+  const { summary } = await evaluate({
+    environment,
+    taskSet: { tasks: [...tasks], unloadable: [] },
+    split: 'test',
+    harness,
+    ...(harnessFor ? { harnessFor, harnessLabel: 'rank1' } : {}),
+    policy,
+    k: budget.evalK,
+    seed,
+    concurrency,
+    runId: `reproduce-eval-${harness.spec.id}`,
+  });
+  return { passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: budget.evalK };
+}
+
+/**
+ * One training run of a reproduction, in its own folder. A finished run (its summary.json exists)
+ * is not trained again: its policy is restored from the last checkpoint, so an interrupted
+ * reproduction continues where it stopped.
+ */
+export async function trainOne(options: TrainOneOptions): Promise<{ record: ResultRecord; policy: Policy }> {
+  const { budget, method, variant, seed } = options;
+  const dir = join(options.root, 'train', options.environment.id, variant, method, `seed-${seed}`);
+  const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
+  const anchors: Array<Promise<unknown>> = [];
+  const router =
+    method === 'harness-s'
+      ? new AdaptiveRouter({
+          profiles: options.initialProfiles,
+          mode: variant === 'fixed-profiles' ? 'fixed' : 'adaptive',
+          reanchorEvery: budget.reanchorEvery,
+          profileK: budget.profileK,
+          onAnchor: (profiles) => {
+            anchors.push(
+              (async () => {
+                const router = new AdaptiveRouter({ profiles, mode: 'fixed' });
+                const tasks = options.splits.validation;
+                const counts: Record<string, number> = {};
+                for (const task of tasks) {
+                  const top = await router.topChoice(task);
+                  counts[top] = (counts[top] ?? 0) + 1;
+                }
+                const topShares = Object.fromEntries(
+                  Object.entries(counts).map(([id, count]) => [id, count / tasks.length]),
+                );
+                const line = {
+                  step: profiles.anchoredAtStep + 1,
+                  anchoredAtStep: profiles.anchoredAtStep,
+                  policyVersion: profiles.policyVersion,
+                  h0TopShare: topShares[profiles.h0.harnessId] ?? 0,
+                  topShares,
+                };
+                await appendFile(join(dir, 'router.jsonl'), `${JSON.stringify(line)}\n`);
+              })(),
+            );
+          },
+        })
+      : undefined;
+
+  let summary: TrainSummary;
+  const summaryPath = join(dir, 'summary.json');
+  if (existsSync(summaryPath)) {
+    summary = parseWith(TrainSummary, await readJson(summaryPath), summaryPath);
+    const checkpointPath = join(dir, 'checkpoints', 'latest.json');
+    trainer.restore(parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).trainer);
+  } else {
+    summary = await train({
+      config: {
+        method,
+        steps: budget.steps,
+        batchSize: budget.batchSize,
+        k: budget.k,
+        seed,
+        evalK: budget.evalK,
+        evalEvery: budget.evalEvery,
+        concurrency: options.concurrency,
+        ...(variant === 'rescue-4x2' ? { rescue: { variants: Math.max(1, budget.k / 2), attemptsPerVariant: 2 } } : {}),
+      },
+      environment: options.environment,
+      tasks: options.splits,
+      h0: options.h0,
+      pool: options.pool,
+      ...(router ? { router } : {}),
+      trainer,
+      dir,
+      resume: existsSync(join(dir, 'checkpoints', 'latest.json')),
+      record: { variant },
+      onProgress: (progress) => {
+        if (progress.phase === 'done') options.onStep?.();
+      },
+    });
+    await Promise.all(anchors);
+  }
+  return { record: { ...summary, variant, runDir: relative(options.root, dir) }, policy: trainer.policy };
+}
