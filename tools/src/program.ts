@@ -279,9 +279,9 @@ export function createProgram(): Command {
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--split <name>', 'the split to use (cut into train/validation/test unless --subset all)')
     .addOption(
-      new Option('--subset <name>', 'which tasks to evolve on')
-        .choices(['validation', 'train', 'test', 'all'])
-        .default('validation'),
+      new Option('--subset <name>', 'which tasks: auto = the shipped validation split, else the whole split')
+        .choices(['auto', 'validation', 'train', 'test', 'all'])
+        .default('auto'),
     )
     .option('--k <n>', 'paired attempts per task and harness', integer('--k', 1), 3)
     .option('--seed <n>', 'seed (the same for H0 and every variant)', integer('--seed', 0), 0)
