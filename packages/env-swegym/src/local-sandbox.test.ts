@@ -67,6 +67,20 @@ describe('local sandbox', () => {
     });
   });
 
+  it('kills what a finished command left running in the background on reset', async () => {
+    await withSandbox(async (sandbox) => {
+      const started = await sandbox.exec('sleep 300 > /dev/null 2>&1 & echo $! > ../scratch/server.pid', {
+        timeoutMs: 5000,
+      });
+      expect(started.timedOut).toBe(false);
+      const server = Number((await sandbox.readFile('../scratch/server.pid')).trim());
+      expect(processAlive(server)).toBe(true);
+      await sandbox.reset();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(processAlive(server)).toBe(false);
+    });
+  });
+
   it('cuts long output to head and tail with a count', async () => {
     await withSandbox(async (sandbox) => {
       const result = await sandbox.exec('seq 1 100000', { maxOutputChars: 1000 });

@@ -31,6 +31,15 @@ function signalExitCode(signal: string | undefined): number | null {
   return number === undefined ? null : 128 + number;
 }
 
+/** Sends SIGKILL to a process group; a group that is gone already is fine. */
+function killProcessGroup(group: number): void {
+  try {
+    process.kill(-group, 'SIGKILL');
+  } catch {
+    // No such group any more.
+  }
+}
+
 /** Whether a process of this machine is still running (a zombie, dead but not yet reaped, is not). */
 export function processAlive(pid: number): boolean {
   try {
@@ -61,6 +70,13 @@ export class LocalSandbox implements SweSandbox {
   private current: Workspace | null = null;
   private destroyed = false;
   private readonly running = new Set<ResultPromise>();
+  /**
+   * Every process group a command of this sandbox led. A command's background processes stay in
+   * its group after it returns (`server &`); a reset or destroy kills them. Linux does not reuse a
+   * number as a process id while a group of that number still has members, so killing a group whose
+   * members are all gone finds nothing rather than a stranger.
+   */
+  private readonly groups = new Set<number>();
 
   constructor(
     readonly id: string,
@@ -112,6 +128,7 @@ export class LocalSandbox implements SweSandbox {
     subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
     subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     this.running.add(subprocess);
+    if (subprocess.pid !== undefined) this.groups.add(subprocess.pid);
     let timedOut = false;
     let graceTimer: NodeJS.Timeout | undefined;
     const timer =
@@ -144,12 +161,14 @@ export class LocalSandbox implements SweSandbox {
   }
 
   private killGroup(subprocess: ResultPromise): void {
-    if (subprocess.pid === undefined) return;
-    try {
-      process.kill(-subprocess.pid, 'SIGKILL');
-    } catch {
-      // The group is already gone.
-    }
+    if (subprocess.pid !== undefined) killProcessGroup(subprocess.pid);
+  }
+
+  /** Kills what every earlier command left running: their whole process groups. */
+  private killLeftovers(): void {
+    for (const subprocess of this.running) this.killGroup(subprocess);
+    for (const group of this.groups) killProcessGroup(group);
+    this.groups.clear();
   }
 
   async readFile(path: string): Promise<string> {
@@ -209,7 +228,7 @@ export class LocalSandbox implements SweSandbox {
     this.assertAlive();
     if (!this.current)
       throw new InfrastructureError(`sandbox ${this.id} has no workspace to reset to`, { code: 'reset-failed' });
-    for (const subprocess of this.running) this.killGroup(subprocess);
+    this.killLeftovers();
     const result = await this.exec(resetScript(this.repoPath, this.current.baseCommit, this.scratchPath), {
       timeoutMs: 60_000,
     });
@@ -223,7 +242,7 @@ export class LocalSandbox implements SweSandbox {
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
-    for (const subprocess of this.running) this.killGroup(subprocess);
+    this.killLeftovers();
     await rm(this.id, { recursive: true, force: true, maxRetries: 3 });
   }
 }
