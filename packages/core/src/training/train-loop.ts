@@ -8,6 +8,7 @@ import type { Task } from '../task.js';
 import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
 import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
+import { batchFor } from './batches.js';
 import { RandomRouter, type RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
 import { rescueShape, TrainConfig, type TrainConfigInput } from './train-config.js';
@@ -51,28 +52,6 @@ interface AttemptPlan<T extends Task> {
   attempt: number;
   role: 'base' | 'rescue';
   seedParts: Array<string | number>;
-}
-
-/** The tasks of a step: consecutive slices of a per-epoch shuffle of the training tasks. */
-function batchFor<T extends Task>(train: readonly T[], step: number, batchSize: number, seed: number): T[] {
-  const batch: T[] = [];
-  const orders = new Map<number, T[]>();
-  for (let slot = 0; slot < batchSize; slot += 1) {
-    const index = (step - 1) * batchSize + slot;
-    const epoch = Math.floor(index / train.length);
-    let order = orders.get(epoch);
-    if (!order) {
-      order = [...train];
-      const random = new Random(deriveSeed(seed, 'epoch', epoch));
-      for (let i = order.length - 1; i > 0; i -= 1) {
-        const j = random.int(i + 1);
-        [order[i], order[j]] = [order[j] as T, order[i] as T];
-      }
-      orders.set(epoch, order);
-    }
-    batch.push(order[index % train.length] as T);
-  }
-  return batch;
 }
 
 const completionTokens = (trajectory: Trajectory): number => trajectory.usage.completionTokens;
