@@ -133,6 +133,11 @@ export function createProgram(): Command {
     )
     .option('--eval-every <n>', 'evaluate under H0 every n steps', integer('--eval-every', 1))
     .option('--eval-k <n>', 'attempts per test task in evaluations', integer('--eval-k', 1), 3)
+    .option(
+      '--mixture-size <n>',
+      "mixture: how many of the pool's best variants join H0 (default 3)",
+      integer('--mixture-size', 1),
+    )
     .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
     .addOption(
       new Option('--router <kind>', 'rescue routing (harness-s)')
@@ -279,8 +284,11 @@ export function createProgram(): Command {
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--split <name>', 'the split to use (cut into train/validation/test unless --subset all)')
     .addOption(
-      new Option('--subset <name>', 'which tasks: auto = the shipped validation split, else the whole split')
-        .choices(['auto', 'validation', 'train', 'test', 'all'])
+      new Option(
+        '--subset <name>',
+        'which tasks: auto = the shipped validation split, else development (train and validation, never test)',
+      )
+        .choices(['auto', 'validation', 'development', 'train', 'test', 'all'])
         .default('auto'),
     )
     .option('--k <n>', 'paired attempts per task and harness', integer('--k', 1), 3)

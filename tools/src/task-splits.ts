@@ -1,4 +1,4 @@
-import { ConfigError, deriveSeed, type Environment, type Task } from '@harness-s/core';
+import { ConfigError, type Environment, splitTasks, type Task } from '@harness-s/core';
 
 /** Train, validation and test tasks for training and evolution. */
 export interface TaskSplits<T extends Task> {
@@ -9,10 +9,13 @@ export interface TaskSplits<T extends Task> {
   source: string;
 }
 
+/** The cut of a single shipped split: 60% train, 20% validation, 20% test. */
+export const singleSplitFractions = { train: 0.6, validation: 0.2, test: 0.2 } as const;
+
 /**
  * The environment's own train/dev/test splits when it ships them; otherwise its single split cut
- * deterministically by a hash of each task id: 60% train, 20% validation, 20% test. The cut
- * depends on the ids only, so every method and seed sees the same split.
+ * deterministically by core's `splitTasks` (tasks ordered by a hash of their id, cut 60/20/20 at
+ * exact sizes). The cut depends on the ids only, so every method and seed sees the same split.
  */
 export async function loadTaskSplits<T extends Task>(
   environment: Environment<T>,
@@ -35,11 +38,5 @@ export async function loadTaskSplits<T extends Task>(
   const name = split ?? splits[0];
   if (!name) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
   const { tasks } = await environment.loadTasks({ split: name });
-  const bucket = (task: T) => deriveSeed('task-split', task.id) % 10;
-  return {
-    train: tasks.filter((task) => bucket(task) < 6),
-    validation: tasks.filter((task) => bucket(task) >= 6 && bucket(task) < 8),
-    test: tasks.filter((task) => bucket(task) >= 8),
-    source: `${name} cut 60/20/20 by a hash of the task id`,
-  };
+  return { ...splitTasks(tasks, singleSplitFractions), source: `${name} cut 60/20/20 by a hash of the task id` };
 }

@@ -79,3 +79,23 @@ export function planSkills(nodes: readonly PlanNode[]): string[] {
   visit(nodes);
   return [...skills];
 }
+
+/**
+ * The plan with `hardness[skill]` set on every decision point of that skill (skills not listed
+ * keep their own). Environments derive the map from a task's features, so the same task is
+ * equally hard under every harness and for every method.
+ */
+export function withHardness(plan: OraclePlan, hardness: Readonly<Record<string, number>>): OraclePlan {
+  const visit = (nodes: readonly PlanNode[]): PlanNode[] =>
+    nodes.map((node) => {
+      if (node.kind === 'act') return node;
+      const extra = hardness[node.skill];
+      return {
+        ...node,
+        right: visit(node.right),
+        wrong: visit(node.wrong),
+        ...(extra !== undefined && extra > 0 ? { hardness: extra } : {}),
+      };
+    });
+  return { ...plan, nodes: visit(plan.nodes) };
+}

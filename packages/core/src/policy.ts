@@ -14,6 +14,11 @@ export interface Decision {
   cue: number;
   /** The decision point's hardness, subtracted from the logit (absent when 0). */
   hardness?: number;
+  /**
+   * The harness performed this skill (a tool transform) and the policy made no choice; `right` is
+   * true and `probability` 1. Re-rendered under H0 the trajectory shows the policy doing it.
+   */
+  byHarness?: boolean;
 }
 
 /** What the policy is asked on each turn. */

@@ -22,6 +22,7 @@ export const DecisionRecord = z.object({
   probability: z.number(),
   cue: z.number(),
   hardness: z.number().optional(),
+  byHarness: z.boolean().optional(),
 });
 
 export const ActionRecord = z.object({

@@ -11,3 +11,4 @@ export * from './pglite-backend.js';
 export * from './postgres-backend.js';
 export * from './records.js';
 export * from './table-ddl.js';
+export * from './task-hardness.js';

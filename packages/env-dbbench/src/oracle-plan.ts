@@ -1,8 +1,9 @@
-import type { Action, OraclePlan, PlanNode, SkillDescription } from '@harness-s/core';
+import { type Action, type OraclePlan, type PlanNode, type SkillDescription, withHardness } from '@harness-s/core';
 import type { SqlDialect } from './backend.js';
 import { translateMysqlToPostgres } from './mysql-dialect.js';
 import type { DbbenchTask } from './records.js';
 import { quoteIdentifier } from './table-ddl.js';
+import { dbbenchHardness } from './task-hardness.js';
 
 /** The skills DBBench's decision points name. */
 export const dbbenchSkills: readonly SkillDescription[] = [
@@ -152,8 +153,15 @@ function unquotedTable(statement: string, task: DbbenchTask, dialect: SqlDialect
     .replaceAll(`\`${task.tableName}\``, task.tableName);
 }
 
-/** A DBBench task's oracle plan: questions answer the label; writes run the gold SQL, then commit. */
+/**
+ * A DBBench task's oracle plan: questions answer the label; writes run the gold SQL, then commit.
+ * Decision points carry the task's hardness (see `dbbenchHardness`).
+ */
 export function dbbenchOraclePlan(task: DbbenchTask, dialect: SqlDialect): OraclePlan {
+  return withHardness(planOf(task, dialect), dbbenchHardness(task));
+}
+
+function planOf(task: DbbenchTask, dialect: SqlDialect): OraclePlan {
   const table = quoteIdentifier(dialect, task.tableName);
   if (task.kind === 'question') {
     const giveUp = commit([], 'I could not find the answer.');

@@ -70,7 +70,7 @@ describe('simulated harness mechanics', () => {
     expect(unseen?.cue).toBe(0);
   });
 
-  it('does not decide a skill a tool transform performs, and does not repeat what the harness already ran', async () => {
+  it('leaves a skill a tool transform performs to the harness, and does not repeat what the harness already ran', async () => {
     const h = harness((spec) => ({ ...spec, tools: [{ kind: 'lookup', options: {}, skill: 'a' }] }));
     const nodes = [decide('a', [add(1), add(5)], [add(2)]), add(7)];
     // The harness already ran add(1) for the policy before its first turn.
@@ -82,7 +82,13 @@ describe('simulated harness mechanics', () => {
     ];
     const run = session(h, nodes);
     const first = await run.respond({ messages, tools: [] });
-    expect(first.decisions?.map((decision) => decision.skill)).toEqual([actionFormatSkill]);
+    // The policy drew only its turn's format; the transform's choice is recorded as the harness's.
+    expect(first.decisions?.filter((decision) => !decision.byHarness).map((decision) => decision.skill)).toEqual([
+      actionFormatSkill,
+    ]);
+    expect(first.decisions?.filter((decision) => decision.byHarness)).toEqual([
+      { skill: 'a', right: true, probability: 1, cue: 0, byHarness: true },
+    ]);
     const called = (message: Message): Action | undefined =>
       message.role === 'assistant'
         ? (h.codec.decode(message, []) as { actions: Array<{ action: Action }> }).actions?.[0]?.action

@@ -36,6 +36,14 @@ export const SimulatedPolicyConfig = z.strictObject({
   directiveCrowding: z.number().default(defaultDirectiveCrowding),
   /** Logit of writing a well-formed action on a turn (the `action-format` skill). */
   actionFormatTheta: z.number(),
+  /**
+   * What the policy has learned about hard instances, per hardness class `skill@hardness` (see
+   * `hardnessClass`): it offsets the hardness of that class's decision points, never beyond it.
+   * Only decisions of the class teach it, so a policy that never succeeds on such instances never
+   * learns it: easy instances of the same skill do not. Checkpoints written before it existed
+   * read {}.
+   */
+  hardTheta: z.record(z.string(), z.number().nonnegative()).default({}),
 });
 export type SimulatedPolicyConfig = z.infer<typeof SimulatedPolicyConfig>;
 
@@ -45,10 +53,10 @@ export type SimulatedPolicyConfig = z.infer<typeof SimulatedPolicyConfig>;
  */
 export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
   theta: {
-    'inspect-table': 0.4,
-    'quote-identifiers': 1.0,
-    'recover-from-error': 0.0,
-    'answer-format': 1.2,
+    'inspect-table': 1.0,
+    'quote-identifiers': 1.5,
+    'recover-from-error': 0.5,
+    'answer-format': 1.5,
     'exact-values': 1.5,
     'verify-after-write': -0.5,
     // SWE-Gym: usually reproduces and fixes every call site, often submits without running the tests.
@@ -67,12 +75,20 @@ export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
     'finish-account-flow': 0.5,
   },
   defaultTheta: 0.5,
-  directiveCue: 1.5,
+  directiveCue: 4,
   directiveCrowding: defaultDirectiveCrowding,
   actionFormatTheta: 3.0,
+  hardTheta: {},
 };
 
 export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
+
+/**
+ * The hardness class of a decision point: its skill and hardness level, e.g. `exact-values@6`.
+ * Instances of one class are alike for the policy (an environment gives one level to one kind of
+ * feature), so what it learns on one carries over to the others, and to no other class.
+ */
+export const hardnessClass = (skill: string, hardness: number): string => `${skill}@${hardness}`;
 
 /** The skill name of the per-turn format decision. */
 export const actionFormatSkill = 'action-format';
@@ -180,6 +196,7 @@ class SimulatedPlanWalker {
 
   next(
     choose: (skill: string, hardness: number) => boolean,
+    mechanise: (skill: string, hardness: number) => void,
     performedByHarness: ReadonlySet<string>,
     executed: ReadonlyMap<string, number>,
   ): { action: Action; thought?: string } | null {
@@ -197,6 +214,7 @@ class SimulatedPlanWalker {
         return { action: node.action, ...(node.thought ? { thought: node.thought } : {}) };
       }
       if (performedByHarness.has(node.skill)) {
+        mechanise(node.skill, node.hardness ?? 0);
         this.pending.unshift(...node.right.map((child) => ({ node: child, mechanised: true })));
         continue;
       }
@@ -212,9 +230,10 @@ class SimulatedPlanWalker {
  * runs on a CPU in seconds. It is a simulation, not a language model.
  *
  * It follows the environment's oracle plan; at each decision point it takes the right branch with
- * probability p = sigmoid(theta[skill] + cue - hardness), where `hardness` is the decision
- * point's own (a property of the task, 0 unless the plan says otherwise). It knows only what the
- * rendered context and the harness spec's mechanics give it:
+ * probability p = sigmoid(theta[skill] + cue - max(0, hardness - hardTheta[skill@hardness])), where
+ * `hardness` is the decision point's own (a property of the task, 0 unless the plan says
+ * otherwise) and `hardTheta` what the policy has learned about that class of hard instances. It knows only what
+ * the rendered context and the harness spec's mechanics give it:
  *
  * - Cue: `directiveCue` for each directive of the skill whose text is in the rendered system or
  *   user messages, and for the verification reminder (`execution.verifyAfterChange`) when its
@@ -223,7 +242,8 @@ class SimulatedPlanWalker {
  *   prompt (for another skill or none). A fix helps its skill and slightly hurts the others, and
  *   stacking fixes interferes: locality.
  * - Tool transforms that perform a skill (`tools[].skill`) remove its decision points: the right
- *   branch is taken, nothing is recorded, and actions the harness already ran are not repeated.
+ *   branch is taken, the decision is recorded as the harness's (`byHarness`), and actions the
+ *   harness already ran are not repeated.
  * - Retry on error (`execution.retryOnError`): when the retry message follows its last turn, a
  *   decision that came out wrong is drawn a second time (both draws are recorded).
  *
@@ -259,10 +279,16 @@ export class SimulatedPolicy implements Policy {
     return `sim@${this.step}`;
   }
 
-  /** Logit of the right branch of a skill, before cues. */
-  logit(skill: string): number {
+  /** Logit of the right branch of a skill, before cues, at a decision point of this hardness. */
+  logit(skill: string, hardness = 0): number {
     if (skill === actionFormatSkill) return this.config.actionFormatTheta;
-    return this.config.theta[skill] ?? this.config.defaultTheta;
+    return (this.config.theta[skill] ?? this.config.defaultTheta) - this.remainingHardness(skill, hardness);
+  }
+
+  /** A decision point's hardness less what the policy has learned about its hardness class. */
+  remainingHardness(skill: string, hardness: number): number {
+    if (hardness <= 0) return 0;
+    return Math.max(0, hardness - (this.config.hardTheta[hardnessClass(skill, hardness)] ?? 0));
   }
 
   describe(): Record<string, unknown> {
@@ -282,7 +308,7 @@ export class SimulatedPolicy implements Policy {
         const decisions: Decision[] = [];
         const choose = (skill: string, hardness = 0): boolean => {
           const cue = reading.cue(skill);
-          const probability = sigmoid(this.logit(skill) + cue - hardness);
+          const probability = sigmoid(this.logit(skill, hardness) + cue);
           const occurrence = occurrences.get(skill) ?? 0;
           occurrences.set(skill, occurrence + 1);
           const draws = reading.secondChance && skill !== actionFormatSkill ? 2 : 1;
@@ -300,7 +326,17 @@ export class SimulatedPolicy implements Policy {
           // A turn of thinking aloud with no action in it: the codec reports a format error.
           message = { role: 'assistant', content: 'Let me think about how to approach this before acting.' };
         } else {
-          const next = walker.next(choose, performedByHarness, reading.executed);
+          const mechanise = (skill: string, hardness: number) => {
+            decisions.push({
+              skill,
+              right: true,
+              probability: 1,
+              cue: 0,
+              byHarness: true,
+              ...(hardness > 0 ? { hardness } : {}),
+            });
+          };
+          const next = walker.next(choose, mechanise, performedByHarness, reading.executed);
           message = next
             ? context.harness.codec.encode([next.action], next.thought)
             : { role: 'assistant', content: 'I have nothing more to do.' };

@@ -1,11 +1,16 @@
 import { ConfigError, formatZodError, type ScoredGroup, type Trainer, type TrainerUpdate } from '@harness-s/core';
 import { z } from 'zod';
-import { actionFormatSkill, SimulatedPolicy, SimulatedPolicyConfig, sigmoid } from './sim-policy.js';
+import { actionFormatSkill, hardnessClass, SimulatedPolicy, SimulatedPolicyConfig, sigmoid } from './sim-policy.js';
 
 /** Settings of the embedded GRPO trainer. */
 export const SimulatedTrainerOptions = z.strictObject({
   /** Step size on theta per update. */
   learningRate: z.number().positive().default(1),
+  /**
+   * Step size on hardTheta. A hardness class is a narrow behaviour that only its own instances
+   * teach, so its few successes must move it further than one success moves a common skill.
+   */
+  hardLearningRate: z.number().positive().default(8),
   /** Theta is kept within [-clip, clip], as a real policy's probabilities never reach 0 or 1. */
   clip: z.number().positive().default(6),
 });
@@ -15,13 +20,16 @@ const TrainerState = z.object({ config: SimulatedPolicyConfig, step: z.number().
 
 /**
  * GRPO for the simulated policy. Each recorded decision is a Bernoulli choice with probability
- * p = sigmoid(theta[skill] + cue); the policy-gradient of its log-probability with respect to
- * theta[skill] is (1 - p) when the right branch was taken and -p otherwise. The update is
- * theta += learningRate * mean over trajectories of advantage * that gradient.
+ * p = sigmoid(theta[skill] + cue - max(0, hardness - hardTheta[skill@hardness])); the
+ * policy-gradient of its log-probability with respect to theta[skill] is (1 - p) when the right
+ * branch was taken and -p otherwise, and the same with respect to the hardTheta of the decision's
+ * hardness class while its hardness is not yet learned away (0 elsewhere). The update is parameter += learningRate * mean over
+ * trajectories of advantage * that gradient.
  *
  * With the `h0` rescue context a rescued trajectory is scored as if its choices had been made
- * under H0, without the variant's cue (p = sigmoid(theta)): the behaviour the variant elicited is
- * pushed into theta, where it persists when the policy returns to H0.
+ * under H0, without the variant's cue (p = sigmoid(theta)), and the choices a tool transform made
+ * for it count as its own: the behaviour the variant elicited is pushed into theta, where it
+ * persists when the policy returns to H0.
  */
 export class SimulatedGrpoTrainer implements Trainer {
   readonly id = 'sim-grpo';
@@ -42,6 +50,8 @@ export class SimulatedGrpoTrainer implements Trainer {
 
   async update(groups: readonly ScoredGroup[], step: number): Promise<TrainerUpdate> {
     const gradients = new Map<string, number>();
+    /** Gradients of hardTheta: only decisions whose hardness the policy has not yet learned away. */
+    const hardGradients = new Map<string, number>();
     let trajectories = 0;
     for (const group of groups) {
       for (const { trajectory, advantage, context } of group.trajectories) {
@@ -49,13 +59,19 @@ export class SimulatedGrpoTrainer implements Trainer {
         if (advantage === 0) continue;
         for (const turn of trajectory.turns) {
           for (const decision of turn.decisions ?? []) {
+            // The harness made this choice: as rendered there is nothing of the policy's to learn;
+            // re-rendered under H0 the trajectory shows the policy taking the right branch itself.
+            if (decision.byHarness && context !== 'h0') continue;
+            const hardness = decision.hardness ?? 0;
             // Re-rendered under H0 the choice had no cue, only the task's own hardness.
             const probability =
-              context === 'h0'
-                ? sigmoid(this.current.logit(decision.skill) - (decision.hardness ?? 0))
-                : decision.probability;
-            const gradient = decision.right ? 1 - probability : -probability;
-            gradients.set(decision.skill, (gradients.get(decision.skill) ?? 0) + advantage * gradient);
+              context === 'h0' ? sigmoid(this.current.logit(decision.skill, hardness)) : decision.probability;
+            const gradient = advantage * (decision.right ? 1 - probability : -probability);
+            gradients.set(decision.skill, (gradients.get(decision.skill) ?? 0) + gradient);
+            if (decision.skill !== actionFormatSkill && this.current.remainingHardness(decision.skill, hardness) > 0) {
+              const key = hardnessClass(decision.skill, hardness);
+              hardGradients.set(key, (hardGradients.get(key) ?? 0) + gradient);
+            }
           }
         }
       }
@@ -72,9 +88,16 @@ export class SimulatedGrpoTrainer implements Trainer {
       if (skill === actionFormatSkill) actionFormatTheta = clamp(actionFormatTheta + delta);
       else theta[skill] = clamp((theta[skill] ?? config.defaultTheta) + delta);
     }
-    this.current = new SimulatedPolicy({ ...config, theta, actionFormatTheta }, step);
+    const hardTheta = { ...config.hardTheta };
+    for (const [skill, sum] of hardGradients) {
+      const delta = (this.options.hardLearningRate * sum) / Math.max(1, trajectories);
+      norm += delta * delta;
+      hardTheta[skill] = Math.max(0, Math.min(clip, (hardTheta[skill] ?? 0) + delta));
+    }
+    this.current = new SimulatedPolicy({ ...config, theta, actionFormatTheta, hardTheta }, step);
     const stats: Record<string, number> = { updateNorm: Math.sqrt(norm), trajectories };
     for (const [skill, value] of Object.entries(theta)) stats[`theta.${skill}`] = value;
+    for (const [skill, value] of Object.entries(hardTheta)) stats[`hardTheta.${skill}`] = value;
     return { policy: this.current, stats };
   }
 

@@ -81,8 +81,13 @@ describe('variants on DBBench', () => {
     ];
     for (const task of [tasks[0], write] as Task[]) {
       const trajectory = await runAttempt({ environment, task, harness, policy, runId: 't', attempt: 0, seed: 3 });
-      // The schema lookup took the decision: the simulated policy never decides to inspect.
-      expect(trajectory.turns.flatMap((turn) => turn.decisions ?? []).map((decision) => decision.skill)).not.toContain(
+      // The schema lookup took the decision: the simulated policy never decides to inspect, and
+      // the decision is recorded as the harness's.
+      const decisions = trajectory.turns.flatMap((turn) => turn.decisions ?? []);
+      expect(decisions.filter((decision) => !decision.byHarness).map((decision) => decision.skill)).not.toContain(
+        'inspect-table',
+      );
+      expect(decisions.filter((decision) => decision.byHarness).map((decision) => decision.skill)).toContain(
         'inspect-table',
       );
       expect(checkTrajectoryCompliance([trajectory], h0, envTools)).toEqual({ ok: true });

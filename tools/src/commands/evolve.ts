@@ -25,7 +25,7 @@ export interface EvolveFlags {
   out: string;
   policy: string;
   split?: string;
-  subset: 'auto' | 'validation' | 'train' | 'test' | 'all';
+  subset: 'auto' | 'validation' | 'development' | 'train' | 'test' | 'all';
   k: number;
   seed: number;
   concurrency: number;
@@ -44,21 +44,23 @@ export interface EvolveFlags {
 }
 
 /**
- * The tasks to evolve on: a subset of the train/validation/test splits, or a whole split. `auto`
- * takes the validation split of an environment that ships train and test splits, and the whole
- * split otherwise: cutting DBBench's single 59-task split 60/20/20 leaves 7 validation tasks, too
- * few to tell variants apart, so it evolves on all of `dev` (its only split, AgentBench's).
+ * The tasks to evolve on: a subset of the train/validation/test splits (`development` = train and
+ * validation), or a whole split. `auto` takes the validation split of an environment that ships
+ * train and test splits, and `development` otherwise: cutting DBBench's single 59-task split
+ * 60/20/20 leaves 12 validation tasks, too few to tell variants apart, and the test tasks stay
+ * out of evolution so that evaluations on them are fair.
  */
 async function evolutionTasks<T extends Task>(environment: Environment<T>, flags: EvolveFlags) {
   const shipsSplits = environment.splits.includes('train') && environment.splits.includes('test');
-  const subset = flags.subset === 'auto' ? (shipsSplits && !flags.split ? 'validation' : 'all') : flags.subset;
+  const subset = flags.subset === 'auto' ? (shipsSplits && !flags.split ? 'validation' : 'development') : flags.subset;
   if (subset === 'all') {
     const split = flags.split ?? environment.splits[0];
     if (!split) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
     return { tasks: (await environment.loadTasks({ split })).tasks, label: split };
   }
   const splits = await loadTaskSplits(environment, flags.split);
-  return { tasks: splits[subset], label: `${flags.split ?? 'shipped'}/${subset} (${splits.source})` };
+  const tasks = subset === 'development' ? [...splits.train, ...splits.validation] : splits[subset];
+  return { tasks, label: `${flags.split ?? 'shipped'}/${subset} (${splits.source})` };
 }
 
 /** `harness-s evolve`: directional harness evolution into a sibling pool folder. */

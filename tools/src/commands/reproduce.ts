@@ -92,8 +92,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
           rounds: budget.evolveRounds,
           out: poolDir,
           policy: 'sim',
-          // The shipped validation split where there is one, else the whole split: a 20% cut of
-          // DBBench's dev is too small for the variants to differ.
+          // The shipped validation split where there is one, else train and validation: never test.
           subset: 'auto',
           k: budget.profileK,
           seed: 0,

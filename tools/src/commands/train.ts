@@ -20,6 +20,8 @@ export interface TrainFlags {
   split?: string;
   rescue?: string;
   rescueContext?: string;
+  /** mixture: variants of the pool (best first) that join H0. */
+  mixtureSize?: number;
   evalEvery?: number;
   evalK: number;
   concurrency: number;
@@ -100,6 +102,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
         ...(flags.rescue ? { rescue: parseShape(flags.rescue) } : {}),
         ...(flags.rescueContext ? { rescueContext: flags.rescueContext as 'variant' | 'h0' } : {}),
         ...(flags.evalEvery ? { evalEvery: flags.evalEvery } : {}),
+        ...(flags.mixtureSize ? { mixtureSize: flags.mixtureSize } : {}),
       },
       environment,
       tasks,

@@ -7,7 +7,10 @@ export const TrainMethod = z.enum([
   'grpo',
   /** An all-failed group triggers the same number of fresh attempts, still under H0. */
   'h0-resample',
-  /** Every task's K attempts are spread over a fixed mixture: H0 and the pool; no rescue. */
+  /**
+   * Every task's K attempts are spread over a fixed mixture: H0 and the pool's first
+   * `mixtureSize` variants (a pool lists its best variants first); no rescue.
+   */
   'mixture',
   /** An all-failed group triggers rescue under distinct variants chosen by the router. */
   'harness-s',
@@ -27,9 +30,11 @@ export const TrainConfig = z.strictObject({
   rescue: z
     .strictObject({ variants: z.number().int().positive(), attemptsPerVariant: z.number().int().positive() })
     .optional(),
+  /** `mixture`: how many of the pool's variants join H0 in the fixed mixture. */
+  mixtureSize: z.number().int().positive().default(3),
   advantage: AdvantageOptions.default({ std: 'population', epsilon: 1e-6, zeroVariance: 'keep' }),
   /** How rescued trajectories are trained on: as rendered under their variant, or re-rendered under H0. */
-  rescueContext: z.enum(['variant', 'h0']).default('variant'),
+  rescueContext: z.enum(['variant', 'h0']).default('h0'),
   /** Evaluate under H0 on the test split every N steps (and before the first and after the last). */
   evalEvery: z.number().int().positive().optional(),
   /** Attempts per test task in those evaluations (Pass@k, Avg@k). */

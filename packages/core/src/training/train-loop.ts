@@ -79,7 +79,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
   const shape = rescueShape(config);
   const poolById = new Map(pool.map((harness) => [harness.spec.id, harness]));
-  const mixture = [h0, ...pool];
+  const mixture = [h0, ...pool.slice(0, config.mixtureSize)];
 
   const { store, checkpoint } = await TrainStore.open(
     options.dir,
@@ -290,7 +290,9 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           trajectories: retained.map((trajectory, index) => ({
             trajectory,
             advantage: advantages[index] ?? 0,
-            context: trajectory.harnessId === h0.spec.id ? 'variant' : config.rescueContext,
+            // Only rescued trajectories may be re-rendered under H0; a mixture trains on its
+            // harnesses' attempts as they were rendered.
+            context: rescued && trajectory.harnessId !== h0.spec.id ? config.rescueContext : 'variant',
           })),
         });
       }
