@@ -10,12 +10,14 @@ import {
   type TaskSource,
   type Trajectory,
   type UnloadableTask,
+  withHardness,
 } from '@harness-s/core';
 import { apiNames } from './apps/index.js';
 import { AppWorldEpisode } from './episode.js';
 import { goalCompletion } from './goal-completion.js';
 import { CodeSandbox, type SandboxLimits } from './sandbox/code-sandbox.js';
 import type { SandboxWorkerPool } from './sandbox/sandbox-worker.js';
+import { appworldHardness } from './task-hardness.js';
 import { act, appworldSkills } from './tasks/plan-steps.js';
 import { type AppWorldTask, appworldSplits } from './tasks/types.js';
 import { defaultWorldSeed, EmbeddedWorld } from './world/embedded-world.js';
@@ -131,7 +133,7 @@ export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = 
     },
 
     oraclePlan(task: AppWorldTask): OraclePlan {
-      return { taskId: task.id, nodes: embedded(task).spec.plan };
+      return withHardness({ taskId: task.id, nodes: embedded(task).spec.plan }, appworldHardness(task));
     },
 
     emptyPlan: appworldEmptyPlan,

@@ -13,6 +13,7 @@ export * from './remote.js';
 export * from './sandbox/code-sandbox.js';
 export * from './sandbox/sandbox-worker.js';
 export * from './server.js';
+export * from './task-hardness.js';
 export * from './tasks/plan-steps.js';
 export * from './tasks/types.js';
 export * from './world/embedded-world.js';

@@ -7,6 +7,7 @@ import {
   type TaskSet,
   type TaskSource,
   type Trajectory,
+  withHardness,
 } from '@harness-s/core';
 import type { RepositoryOverrides } from './conventions.js';
 import { createDockerSandboxProvider } from './docker-provider.js';
@@ -20,6 +21,7 @@ import { loadSweInstances } from './records.js';
 import { swebenchRunReport } from './run-report.js';
 import { SandboxPool } from './sandbox-pool.js';
 import type { SweSandboxProvider, Workspace } from './swe-sandbox.js';
+import { swegymHardness } from './task-hardness.js';
 
 /** The splits of the embedded instance set; `all` is their union. */
 export const embeddedSplits = ['train', 'dev', 'test', 'all'] as const;
@@ -148,7 +150,7 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
     },
 
     oraclePlan(task: SweTask): OraclePlan {
-      return task.embedded ? embeddedOraclePlan(task) : goldPatchPlan(task);
+      return task.embedded ? withHardness(embeddedOraclePlan(task), swegymHardness(task)) : goldPatchPlan(task);
     },
 
     emptyPlan: swegymEmptyPlan,

@@ -18,3 +18,4 @@ export * from './run-report.js';
 export * from './sandbox-pool.js';
 export * from './shell.js';
 export * from './swe-sandbox.js';
+export * from './task-hardness.js';

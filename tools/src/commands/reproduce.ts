@@ -85,20 +85,21 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         const h0 = await resolveHarness(env, 'h0');
         const poolDir = join(root, 'pools', env);
         log(
-          `${env}: evolving the sibling pool (${budget.evolveRounds} rounds) on ${splits.validation.length} validation tasks`,
+          `${env}: evolving the sibling pool (${budget.evolveRounds} rounds) on ${splits.train.length + splits.validation.length} development tasks`,
         );
         await runEvolve({
           env,
           rounds: budget.evolveRounds,
           out: poolDir,
           policy: 'sim',
-          // The shipped validation split where there is one, else train and validation: never test.
-          subset: 'auto',
+          // Failures on the development tasks (train and validation) show the repair directions;
+          // the test tasks stay out of evolution so that evaluations on them are fair.
+          subset: 'development',
           k: budget.profileK,
           seed: 0,
           concurrency: flags.concurrency,
           parents: 3,
-          directions: 4,
+          directions: 6,
           childrenPerDirection: 2,
           solved: 'majority',
           quiet: true,

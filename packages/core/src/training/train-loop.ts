@@ -169,16 +169,18 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   for (let step = (checkpoint?.step ?? 0) + 1; step <= config.steps; step += 1) {
     options.signal?.throwIfAborted();
     const stepStart = performance.now();
-    await router.beforeStep?.({
-      step,
-      policy: trainer.policy,
-      environment: environment as unknown as Environment,
-      validationTasks: options.tasks.validation ?? [],
-      h0,
-      pool,
-      seed: config.seed,
-      concurrency: config.concurrency,
-    });
+    // Only routed rescue needs the router (its re-anchoring runs the whole pool on validation).
+    if (config.method === 'harness-s')
+      await router.beforeStep?.({
+        step,
+        policy: trainer.policy,
+        environment: environment as unknown as Environment,
+        validationTasks: options.tasks.validation ?? [],
+        h0,
+        pool,
+        seed: config.seed,
+        concurrency: config.concurrency,
+      });
     const batch = batchFor(options.tasks.train, step, config.batchSize, config.seed);
     const policyVersion = trainer.policy.version;
 
