@@ -14,9 +14,14 @@ async function validationSuccesses(dir: string): Promise<Map<string, number>> {
   } catch {
     return new Map();
   }
-  const index = JSON.parse(text) as {
-    members?: Array<{ id: string; validation?: { perTask?: Record<string, number> } }>;
-  };
+  let index: { members?: Array<{ id: string; validation?: { perTask?: Record<string, number> } }> };
+  try {
+    index = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`--pool: ${join(dir, 'index.json')} is not JSON (${(error as Error).message})`, {
+      code: 'bad-pool',
+    });
+  }
   return new Map(
     (index.members ?? []).map((member) => [
       member.id,

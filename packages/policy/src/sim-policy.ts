@@ -48,8 +48,9 @@ export const SimulatedPolicyConfig = z.strictObject({
 export type SimulatedPolicyConfig = z.infer<typeof SimulatedPolicyConfig>;
 
 /**
- * The default tendencies: a competent but error-prone agent. On DBBench it often skips looking at
- * the table, sometimes forgets to quote names or to check a write, and usually answers cleanly.
+ * The default tendencies: a competent but error-prone agent. On DBBench it sometimes skips looking
+ * at the table or forgets to quote a name, often does not check a write, and usually answers
+ * cleanly; a directive for a skill in view is a strong cue (see docs/simulated-policy.md).
  */
 export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
   theta: {
