@@ -120,19 +120,19 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         log(`${env}: pool of ${pool.length} variants; profiles anchored on the initial policy`);
 
         for (const seed of seeds) {
+          const common = {
+            root,
+            environment,
+            splits,
+            h0,
+            pool,
+            budget,
+            seed,
+            concurrency: flags.concurrency,
+            initialProfiles,
+            onStep,
+          };
           for (const method of reproduceMethods) {
-            const common = {
-              root,
-              environment,
-              splits,
-              h0,
-              pool,
-              budget,
-              seed,
-              concurrency: flags.concurrency,
-              initialProfiles,
-              onStep,
-            };
             const { record, policy } = await trainOne({ ...common, method, variant: 'main' });
             const families: NonNullable<ResultRecord['families']> = {};
             for (const family of familiesOf(env)) {
@@ -183,20 +183,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
             await save();
           }
           for (const variant of ablations) {
-            const { record } = await trainOne({
-              root,
-              environment,
-              splits,
-              h0,
-              pool,
-              budget,
-              seed,
-              concurrency: flags.concurrency,
-              initialProfiles,
-              onStep,
-              method: 'harness-s',
-              variant,
-            });
+            const { record } = await trainOne({ ...common, method: 'harness-s', variant });
             records.push(record);
             await save();
           }

@@ -22,3 +22,7 @@ export function batchFor<T extends Task>(train: readonly T[], step: number, batc
   }
   return batch;
 }
+
+/** The `perTask` consecutive items of task `slot` in a list laid out task by task. */
+export const groupSlice = <V>(slot: number, list: readonly V[], perTask: number): V[] =>
+  list.slice(slot * perTask, (slot + 1) * perTask);

@@ -8,7 +8,7 @@ import type { Task } from '../task.js';
 import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
 import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
-import { batchFor } from './batches.js';
+import { batchFor, groupSlice } from './batches.js';
 import { RandomRouter, type RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
 import { rescueShape, TrainConfig, type TrainConfigInput } from './train-config.js';
@@ -196,10 +196,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     const base = await runPlans(basePlans, step);
 
     // Rescue for every group whose scored base attempts all failed.
-    const groupOf = (slot: number, list: readonly Trajectory[], perTask: number) =>
-      list.slice(slot * perTask, (slot + 1) * perTask);
     const triggered = batch.map((_, slot) => {
-      const scored = groupOf(slot, base, config.k).filter(isScored);
+      const scored = groupSlice(slot, base, config.k).filter(isScored);
       return scored.length > 0 && scored.every((trajectory) => !trajectory.evaluation.success);
     });
     const rescues = config.method === 'harness-s' || config.method === 'h0-resample';
@@ -263,7 +261,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     const allTrajectories: Trajectory[] = [];
     let rescueOffset = 0;
     for (const [slot, task] of batch.entries()) {
-      const baseGroup = groupOf(slot, base, config.k);
+      const baseGroup = groupSlice(slot, base, config.k);
       const rescueCount = rescuePlans[slot]?.length ?? 0;
       const rescueGroup = rescueFlat.slice(rescueOffset, rescueOffset + rescueCount);
       rescueOffset += rescueCount;
