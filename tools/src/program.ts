@@ -71,6 +71,10 @@ export function createProgram(): Command {
     )
     .option('--pool <dir>', 'the sibling pool (with --routing rank1)')
     .option('--profiles <dir>', 'behaviour profiles from harness-s profile (with --routing rank1)')
+    .option(
+      '--llm-ranker <model@url...>',
+      'with --routing rank1: LLM rankers (OpenAI-compatible) joining the vote, e.g. qwen3-8b@http://127.0.0.1:8000/v1',
+    )
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runEval(flags);
@@ -146,6 +150,11 @@ export function createProgram(): Command {
     )
     .option('--reanchor-every <n>', 'adaptive router: re-anchor profiles every n steps', integer('--reanchor-every', 1))
     .option('--profiles <dir>', 'initial behaviour profiles (default: anchored on the initial policy)')
+    .option(
+      '--llm-ranker <model@url...>',
+      'adaptive router: LLM rankers (OpenAI-compatible) joining the vote, e.g. qwen3-8b@http://127.0.0.1:8000/v1',
+    )
+    .option('--summarizer <model@url>', "adaptive router: the model that writes the profiles' summaries")
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--out <dir>', 'run folder')
     .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
@@ -170,6 +179,10 @@ export function createProgram(): Command {
     .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
     .option('--model <name>', 'model name (--policy openai)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
+    .option(
+      '--summarizer <model@url>',
+      'the model (OpenAI-compatible) that writes the summaries, e.g. qwen3-8b@http://127.0.0.1:8000/v1 (default: templates)',
+    )
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runProfile(flags);

@@ -1,5 +1,6 @@
 import { ConfigError, type Harness, type Task } from '@harness-s/core';
 import { AdaptiveRouter, readProfiles } from '@harness-s/router';
+import { routerRankers } from './llm.js';
 import { loadPoolHarnesses } from './pool.js';
 
 /**
@@ -10,7 +11,8 @@ export async function rank1Routing(
   env: string,
   h0: Harness,
   tasks: readonly Task[],
-  flags: { pool?: string; profiles?: string },
+  flags: { pool?: string; profiles?: string; llmRanker?: string[] },
+  log: (line: string) => void = () => {},
 ): Promise<{ harnessFor: (task: Task) => Harness; choices: Record<string, string> }> {
   if (!flags.pool || !flags.profiles) {
     throw new ConfigError('--routing rank1 needs --pool DIR and --profiles DIR (see harness-s profile)', {
@@ -28,11 +30,8 @@ export async function rank1Routing(
     );
   }
   const byId = new Map([h0, ...pool].map((harness) => [harness.spec.id, harness]));
-  const router = new AdaptiveRouter({ profiles, mode: 'fixed' });
+  const router = new AdaptiveRouter({ profiles, mode: 'fixed', rankers: routerRankers(flags.llmRanker, h0, log) });
   const choices: Record<string, string> = {};
-  for (const task of tasks) {
-    const order = await router.order(task, [...byId.keys()]);
-    choices[task.id] = order[0] ?? h0.spec.id;
-  }
+  for (const task of tasks) choices[task.id] = await router.topChoice(task);
   return { harnessFor: (task) => byId.get(choices[task.id] ?? '') ?? h0, choices };
 }

@@ -8,7 +8,7 @@ import {
 } from '@harness-s/core';
 import { z } from 'zod';
 import { buildProfiles, ProfileSet } from './profiles.js';
-import { ProfileStatsRanker, type Ranker, SimilarTaskRanker } from './rankers.js';
+import { ProfileStatsRanker, pairedGain, type Ranker, type RankPurpose, SimilarTaskRanker } from './rankers.js';
 import { topK, voteRankings } from './voting.js';
 
 export interface AdaptiveRouterOptions {
@@ -23,6 +23,8 @@ export interface AdaptiveRouterOptions {
   reanchorEvery?: number;
   /** Attempts per validation task when (re-)anchoring (default 2). */
   profileK?: number;
+  /** Rewrites freshly anchored profiles before use, e.g. `summarizeProfiles` with a chat model. */
+  summarize?: (profiles: ProfileSet) => Promise<ProfileSet>;
   /** Told when profiles are (re-)anchored. */
   onAnchor?: (profiles: ProfileSet) => void;
 }
@@ -72,7 +74,7 @@ export class AdaptiveRouter implements RescueRouter {
         code: 'no-validation-tasks',
       });
     }
-    this.profiles = await buildProfiles({
+    const profiles = await buildProfiles({
       environment: context.environment,
       tasks: context.validationTasks,
       h0: context.h0,
@@ -83,12 +85,13 @@ export class AdaptiveRouter implements RescueRouter {
       concurrency: context.concurrency,
       step: context.step - 1,
     });
+    this.profiles = this.options.summarize ? await this.options.summarize(profiles) : profiles;
     this.anchors += 1;
     this.options.onAnchor?.(this.profiles);
   }
 
   /** Every candidate for the task (H0 and the variants), best first, by the weighted vote. */
-  async order(task: Task, candidates?: readonly string[]): Promise<string[]> {
+  async order(task: Task, candidates?: readonly string[], purpose: RankPurpose = 'route'): Promise<string[]> {
     const profiles = this.profiles;
     if (!profiles) throw new ConfigError('the router has no profiles yet', { code: 'no-profiles' });
     const all = candidates ?? [profiles.h0.harnessId, ...profiles.variants.map((profile) => profile.harnessId)];
@@ -96,17 +99,24 @@ export class AdaptiveRouter implements RescueRouter {
       this.rankers.map(async (ranker) => ({
         rankerId: ranker.id,
         weight: ranker.weight,
-        ranking: await ranker.rank({ task, profiles, candidates: all }),
+        ranking: await ranker.rank({ task, profiles, candidates: all, purpose }),
       })),
     );
     return voteRankings(rankings, all, this.decay).order;
   }
 
-  /** Rank-1 routing: the single top choice for a task, which may be H0. */
+  /**
+   * Rank-1 routing: the single top choice for a task, which may be H0. The vote orders H0 and the
+   * variants; a variant is taken over H0 only when its profile shows it doing better than H0 on
+   * the validation tasks like this one (`pairedGain` > 0), so a variant that merely ties H0 there, or
+   * wins the vote by helping elsewhere, does not replace it.
+   */
   async topChoice(task: Task): Promise<string> {
-    const [first] = await this.order(task);
-    if (!first) throw new ConfigError('the router has no candidates', { code: 'no-candidates' });
-    return first;
+    const profiles = this.profiles;
+    if (!profiles) throw new ConfigError('the router has no profiles yet', { code: 'no-profiles' });
+    const h0 = profiles.h0.harnessId;
+    const order = await this.order(task);
+    return order.find((id) => id === h0 || pairedGain(task, profiles, id) > 0) ?? h0;
   }
 
   async select(request: RescueRequest): Promise<string[]> {
@@ -116,7 +126,7 @@ export class AdaptiveRouter implements RescueRouter {
     const candidates = profiles.variants.map((profile) => profile.harnessId).filter((id) => poolIds.has(id));
     // Pool members without a profile (added after anchoring) rank last, in id order.
     const unprofiled = [...poolIds].filter((id) => !candidates.includes(id)).sort();
-    const order = [...(await this.order(request.task, candidates)), ...unprofiled];
+    const order = [...(await this.order(request.task, candidates, 'rescue')), ...unprofiled];
     return topK(order, request.count, profiles.h0.harnessId);
   }
 

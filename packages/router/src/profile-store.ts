@@ -12,11 +12,11 @@ export async function writeProfiles(dir: string, profiles: ProfileSet): Promise<
     '',
     `Anchored on policy ${profiles.policyVersion} (step ${profiles.anchoredAtStep}), ${profiles.tasks.length} validation tasks x ${profiles.k} attempts, paired seeds.`,
     '',
-    '| harness | direction | success | helps | hurts | summary |',
-    '|---|---|---|---|---|---|',
+    '| harness | direction | success | helps | hurts | summary | written by |',
+    '|---|---|---|---|---|---|---|',
     ...[profiles.h0, ...profiles.variants].map(
       (profile) =>
-        `| ${profile.harnessId} | ${profile.direction ?? '-'} | ${(profile.successRate * 100).toFixed(1)}% | ${profile.helps.length} | ${profile.hurts.length} | ${profile.summary.replaceAll('|', '/')} |`,
+        `| ${profile.harnessId} | ${profile.direction ?? '-'} | ${(profile.successRate * 100).toFixed(1)}% | ${profile.helps.length} | ${profile.hurts.length} | ${profile.summary.replaceAll('|', '/')} | ${profile.summaryBy} |`,
     ),
     '',
   ];

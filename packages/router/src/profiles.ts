@@ -39,6 +39,8 @@ export const HarnessProfile = z.object({
   byFeature: z.record(z.string(), FeatureRate),
   /** A short readable summary (written by an LLM when one is configured, else from a template). */
   summary: z.string(),
+  /** Who wrote the summary: `template`, or `llm:<model>`. */
+  summaryBy: z.string().default('template'),
 });
 export type HarnessProfile = z.infer<typeof HarnessProfile>;
 
@@ -79,7 +81,7 @@ const rate = (outcome: TaskOutcome | undefined): number =>
   outcome && outcome.attempts > 0 ? outcome.successes / outcome.attempts : 0;
 
 /** A template summary of a profile, used when no LLM writes one. */
-export function templateSummary(profile: Omit<HarnessProfile, 'summary'>, h0Rate: number): string {
+export function templateSummary(profile: Omit<HarnessProfile, 'summary' | 'summaryBy'>, h0Rate: number): string {
   const strongest = Object.entries(profile.byFeature)
     .filter(([, value]) => value.tasks >= 2 && value.rate - value.h0Rate > 0)
     .sort(([, a], [, b]) => b.rate - b.h0Rate - (a.rate - a.h0Rate))
@@ -130,7 +132,7 @@ export function profileFrom(
     ),
   };
   const h0Rate = tasks.length ? tasks.reduce((sum, task) => sum + rate(h0Outcomes[task.id]), 0) / tasks.length : 0;
-  return { ...partial, summary: templateSummary(partial, h0Rate) };
+  return { ...partial, summary: templateSummary(partial, h0Rate), summaryBy: 'template' };
 }
 
 export interface BuildProfilesOptions<T extends Task> {

@@ -1,7 +1,15 @@
-import { describeError, type Message, type Task } from '@harness-s/core';
+import { describeError, type Task } from '@harness-s/core';
 import { z } from 'zod';
+import type { ChatFunction } from './chat.js';
 import { LexicalIndex } from './lexical.js';
 import { type HarnessProfile, type ProfileSet, taskFeatures } from './profiles.js';
+
+/**
+ * Why harnesses are ranked. `rescue`: the task failed every attempt under H0, so what counts is how
+ * a harness does on the validation tasks H0 fails (each weighted by H0's failure rate on it, under
+ * the policy the profiles were anchored on). `route`: how it does on the validation tasks alike.
+ */
+export type RankPurpose = 'rescue' | 'route';
 
 /** What a ranker is asked: order these harnesses for this task, best first. */
 export interface RankRequest {
@@ -9,6 +17,8 @@ export interface RankRequest {
   profiles: ProfileSet;
   /** Candidate harness ids (H0 included for Rank-1 routing; left out for rescue). */
   candidates: readonly string[];
+  /** Default `route`. */
+  purpose?: RankPurpose;
 }
 
 export interface Ranker {
@@ -21,6 +31,59 @@ export interface Ranker {
 const allProfiles = (profiles: ProfileSet): HarnessProfile[] => [profiles.h0, ...profiles.variants];
 const laplace = (successes: number, attempts: number): number => (successes + 1) / (attempts + 2);
 
+/**
+ * How much each validation task counts for a ranking: 1 each for routing; for rescue, H0's failure
+ * rate on it, so that tasks H0 solves say nothing about rescuing a task H0 failed. Where H0 failed
+ * none of the given tasks, they count alike (there is nothing to condition on).
+ */
+export function taskWeights(profiles: ProfileSet, taskIds: readonly string[], purpose: RankPurpose = 'route') {
+  const weights = new Map(taskIds.map((id) => [id, 1]));
+  if (purpose === 'route') return weights;
+  const failure = (id: string) => {
+    const outcome = profiles.h0.outcomes[id];
+    return outcome && outcome.attempts > 0 ? 1 - outcome.successes / outcome.attempts : 1;
+  };
+  if (taskIds.every((id) => failure(id) === 0)) return weights;
+  for (const id of taskIds) weights.set(id, failure(id));
+  return weights;
+}
+
+/**
+ * The validation tasks a task is compared with by its features: one group per feature it shares
+ * with the validation set (category, difficulty, tags); every validation task when it shares none.
+ */
+export function featureGroups(task: Task, profiles: ProfileSet): string[][] {
+  const groups = taskFeatures(task)
+    .map((feature) => profiles.tasks.filter((item) => item.features.includes(feature)).map((item) => item.id))
+    .filter((ids) => ids.length > 0);
+  return groups.length > 0 ? groups : [profiles.tasks.map((item) => item.id)];
+}
+
+/**
+ * A harness's success rate minus H0's on the validation tasks that share the task's features,
+ * paired (same tasks, same seeds), averaged over the feature groups: what Rank-1 routing needs to
+ * see before it leaves H0 for a variant.
+ */
+export function pairedGain(task: Task, profiles: ProfileSet, harnessId: string): number {
+  const profile = allProfiles(profiles).find((item) => item.harnessId === harnessId);
+  if (!profile) return 0;
+  const groups = featureGroups(task, profiles);
+  let sum = 0;
+  for (const ids of groups) {
+    let difference = 0;
+    let attempts = 0;
+    for (const id of ids) {
+      const own = profile.outcomes[id];
+      const h0 = profiles.h0.outcomes[id];
+      if (!own || !h0 || own.attempts === 0 || h0.attempts === 0) continue;
+      difference += own.successes / own.attempts - h0.successes / h0.attempts;
+      attempts += 1;
+    }
+    sum += attempts > 0 ? difference / attempts : 0;
+  }
+  return sum / groups.length;
+}
+
 /** Sorts candidates by score, best first; ties by id, so rankings repeat. */
 function byScore(candidates: readonly string[], score: (id: string) => number): string[] {
   const scores = new Map(candidates.map((id) => [id, score(id)]));
@@ -30,32 +93,30 @@ function byScore(candidates: readonly string[], score: (id: string) => number): 
 /**
  * Ranks by the profiles' statistics: a harness's smoothed success rate on the validation tasks
  * that share each of the task's features (category, difficulty, tags), averaged; its overall rate
- * when the task shares no feature with the validation set.
+ * when the task shares no feature with the validation set. For rescue, each validation task
+ * counts by H0's failure rate on it (`taskWeights`).
  */
 export class ProfileStatsRanker implements Ranker {
   readonly id = 'profile-stats';
   constructor(readonly weight = 1) {}
 
-  async rank({ task, profiles, candidates }: RankRequest): Promise<string[]> {
+  async rank({ task, profiles, candidates, purpose }: RankRequest): Promise<string[]> {
     const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
-    const features = taskFeatures(task);
-    const tasksWith = (feature: string) =>
-      profiles.tasks.filter((item) => item.features.includes(feature)).map((item) => item.id);
-    const groups = features.map(tasksWith).filter((ids) => ids.length > 0);
+    const groups = featureGroups(task, profiles).map((ids) => ({ ids, weights: taskWeights(profiles, ids, purpose) }));
     const score = (id: string): number => {
       const profile = byId.get(id);
       if (!profile) return 0;
-      const rateOver = (ids: readonly string[]) => {
+      const rateOver = ({ ids, weights }: (typeof groups)[number]) => {
         let successes = 0;
         let attempts = 0;
         for (const taskId of ids) {
-          successes += profile.outcomes[taskId]?.successes ?? 0;
-          attempts += profile.outcomes[taskId]?.attempts ?? 0;
+          const weight = weights.get(taskId) ?? 1;
+          successes += weight * (profile.outcomes[taskId]?.successes ?? 0);
+          attempts += weight * (profile.outcomes[taskId]?.attempts ?? 0);
         }
         return laplace(successes, attempts);
       };
-      if (groups.length === 0) return rateOver(Object.keys(profile.outcomes));
-      return groups.reduce((sum, ids) => sum + rateOver(ids), 0) / groups.length;
+      return groups.reduce((sum, group) => sum + rateOver(group), 0) / groups.length;
     };
     return byScore(candidates, score);
   }
@@ -63,7 +124,8 @@ export class ProfileStatsRanker implements Ranker {
 
 /**
  * Ranks by outcomes on similar tasks: the nearest validation tasks by TF-IDF over the task text,
- * and each harness's success on them, weighted by similarity.
+ * and each harness's success on them, weighted by similarity (and, for rescue, by H0's failure
+ * rate on each neighbour).
  */
 export class SimilarTaskRanker implements Ranker {
   readonly id = 'similar-tasks';
@@ -74,9 +136,14 @@ export class SimilarTaskRanker implements Ranker {
     readonly neighbours = 5,
   ) {}
 
-  async rank({ task, profiles, candidates }: RankRequest): Promise<string[]> {
+  async rank({ task, profiles, candidates, purpose }: RankRequest): Promise<string[]> {
     if (this.index?.profiles !== profiles) this.index = { profiles, lexical: new LexicalIndex(profiles.tasks) };
     const nearest = this.index.lexical.nearest(task.instruction, this.neighbours, task.id);
+    const counts = taskWeights(
+      profiles,
+      nearest.map((neighbour) => neighbour.id),
+      purpose,
+    );
     const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
     const score = (id: string): number => {
       const profile = byId.get(id);
@@ -86,7 +153,8 @@ export class SimilarTaskRanker implements Ranker {
       for (const neighbour of nearest) {
         const outcome = profile.outcomes[neighbour.id];
         if (!outcome || outcome.attempts === 0) continue;
-        const weight = neighbour.similarity + 1e-6;
+        const weight = (neighbour.similarity + 1e-6) * (counts.get(neighbour.id) ?? 1);
+        if (weight === 0) continue;
         weighted += weight * laplace(outcome.successes, outcome.attempts);
         total += weight;
       }
@@ -106,9 +174,6 @@ function firstJsonObject(text: string): unknown {
   if (start < 0 || end <= start) throw new Error('no JSON object in the reply');
   return JSON.parse(text.slice(start, end + 1));
 }
-
-/** A chat model: messages in, the reply's text out (an OpenAI-compatible endpoint, usually). */
-export type ChatFunction = (messages: Message[]) => Promise<string>;
 
 export interface LlmRankerOptions {
   id: string;
@@ -144,6 +209,11 @@ export class LlmRanker implements Ranker {
     const prompt = [
       'You route an agent task to the harness (prompt, tools and rules around the model) most likely to solve it.',
       `Task: ${task.instruction}`,
+      ...(request.purpose === 'rescue'
+        ? [
+            'Every attempt at this task under the base harness H0 failed: rank the harnesses most likely to solve it where H0 fails.',
+          ]
+        : []),
       `Task features: ${taskFeatures(task).join(', ') || 'none'}`,
       'Candidates (id: profile):',
       ...candidates.map((id) => `- ${id}: ${byId.get(id)?.summary ?? 'no profile'}`),

@@ -4,8 +4,9 @@ import { callTool, createCounterEnvironment, createPlainHarness } from '@harness
 import { describe, expect, it } from 'vitest';
 import { AdaptiveRouter } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
-import { buildProfiles, type ProfileSet } from './profiles.js';
-import { LlmRanker, ProfileStatsRanker, SimilarTaskRanker } from './rankers.js';
+import { buildProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
+import { LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker } from './rankers.js';
+import { maxSummaryChars, summarizeProfiles, summaryPrompt } from './summaries.js';
 
 function variant(id: string) {
   const harness = createPlainHarness();
@@ -162,6 +163,141 @@ describe('rankers and the adaptive router', () => {
       restored.restore(router.state());
       expect(restored.currentProfiles?.anchoredAtStep).toBe(anchors.at(-1));
     }
+  });
+});
+
+/** A profile set written out by hand: successes of 4 attempts per harness and validation task. */
+function handProfiles(successes: Record<string, Record<string, number>>): ProfileSet {
+  const taskIds = Object.keys(Object.values(successes)[0] ?? {});
+  const profile = (harnessId: string): HarnessProfile => ({
+    harnessId,
+    parent: null,
+    direction: null,
+    description: harnessId,
+    outcomes: Object.fromEntries(
+      taskIds.map((id) => [id, { attempts: 4, successes: successes[harnessId]?.[id] ?? 0 }]),
+    ),
+    successRate: 0,
+    helps: [],
+    hurts: [],
+    byFeature: { 'category=select': { tasks: taskIds.length, h0Rate: 0.5, rate: 0.5 } },
+    summary: harnessId,
+    summaryBy: 'template',
+  });
+  const [h0 = 'h0', ...variants] = Object.keys(successes);
+  return {
+    schemaVersion: 1,
+    env: 'hand',
+    policyVersion: 'v1',
+    anchoredAtStep: 0,
+    k: 4,
+    seed: 0,
+    tasks: taskIds.map((id) => ({ id, text: `task ${id}`, features: ['category=select'] })),
+    h0: profile(h0),
+    variants: variants.map(profile),
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+const selectTask = (id: string): Task => ({
+  id,
+  env: 'hand',
+  split: 'test',
+  instruction: `task ${id}`,
+  category: 'select',
+  tags: [],
+});
+
+describe('rescue ranking and Rank-1 routing', () => {
+  // H0 solves a and b, fails c. `broad` does well where H0 already does; `narrow` solves c.
+  const profiles = handProfiles({
+    h0: { a: 4, b: 4, c: 0 },
+    broad: { a: 4, b: 4, c: 0 },
+    narrow: { a: 1, b: 1, c: 3 },
+  });
+
+  it('ranks for rescue by success on the validation tasks H0 fails, for routing on all of them', async () => {
+    const ranker = new ProfileStatsRanker();
+    const request = { task: selectTask('new'), profiles, candidates: ['broad', 'narrow'] };
+    // Route: broad (8+1)/(12+2) = 0.64 vs narrow (5+1)/(12+2) = 0.43.
+    expect(await ranker.rank(request)).toEqual(['broad', 'narrow']);
+    // Rescue: only c counts (H0's failure rate 1 there, 0 on a and b): broad 1/6, narrow 4/6.
+    expect(await ranker.rank({ ...request, purpose: 'rescue' })).toEqual(['narrow', 'broad']);
+  });
+
+  it('rescue weights fall back to every task alike when H0 failed none of them', async () => {
+    const solvedEverywhere = handProfiles({ h0: { a: 4, b: 4 }, broad: { a: 4, b: 3 }, narrow: { a: 0, b: 1 } });
+    const request = { task: selectTask('new'), profiles: solvedEverywhere, candidates: ['narrow', 'broad'] };
+    expect(await new ProfileStatsRanker().rank({ ...request, purpose: 'rescue' })).toEqual(['broad', 'narrow']);
+  });
+
+  it('the rescue set follows the rescue ranking, and Rank-1 leaves H0 only for a variant with a paired gain', async () => {
+    const router = new AdaptiveRouter({ profiles, rankers: [new ProfileStatsRanker()], mode: 'fixed' });
+    const pool = ['broad', 'narrow'].map((id) => variant(id).spec);
+    const request = { task: selectTask('new'), pool, count: 1, step: 1, random: new Random(1) };
+    expect(await router.select(request)).toEqual(['narrow']);
+    // The vote ties H0 and broad at the top (same outcomes); broad gains nothing over H0, so H0 stays.
+    expect(pairedGain(selectTask('new'), profiles, 'broad')).toBe(0);
+    // narrow: (1/4 - 1 + 1/4 - 1 + 3/4 - 0) / 3 = -0.25: worse than H0 on these tasks.
+    expect(pairedGain(selectTask('new'), profiles, 'narrow')).toBeCloseTo(-0.25, 12);
+    expect(await router.topChoice(selectTask('new'))).toBe('h0');
+    const better = handProfiles({
+      h0: { a: 2, b: 4, c: 0 },
+      broad: { a: 4, b: 4, c: 1 },
+      narrow: { a: 0, b: 0, c: 4 },
+    });
+    const routed = new AdaptiveRouter({ profiles: better, rankers: [new ProfileStatsRanker()], mode: 'fixed' });
+    expect(await routed.topChoice(selectTask('new'))).toBe('broad');
+  });
+});
+
+describe('profile summaries written by a chat model', () => {
+  const profiles = handProfiles({
+    h0: { a: 4, b: 0 },
+    fixer: { a: 4, b: 3 },
+    noisy: { a: 1, b: 0 },
+    silent: { a: 4, b: 0 },
+  });
+
+  it('replace the template where the answer is a short plain paragraph; keep it, reported, otherwise', async () => {
+    const replies: Record<string, string | Error> = {
+      fixer: '  Helps on select tasks\nthat H0 fails. ',
+      noisy: '{"summary": "json instead"}',
+      silent: new Error('connection refused'),
+    };
+    const prompts: string[] = [];
+    const invalid: string[] = [];
+    const summarized = await summarizeProfiles(profiles, {
+      writer: 'llm:writer',
+      chat: async (messages) => {
+        const content = messages[0]?.content ?? '';
+        prompts.push(content);
+        const id = /Harness: (\S+)/.exec(content)?.[1] ?? '';
+        const reply = replies[id];
+        if (reply instanceof Error) throw reply;
+        return reply ?? '';
+      },
+      onInvalid: (id, reason) => invalid.push(`${id}: ${reason}`),
+    });
+    const byId = Object.fromEntries(summarized.variants.map((profile) => [profile.harnessId, profile]));
+    expect(byId['fixer']).toMatchObject({ summary: 'Helps on select tasks that H0 fails.', summaryBy: 'llm:writer' });
+    expect(byId['noisy']).toMatchObject({ summary: 'noisy', summaryBy: 'template' });
+    expect(byId['silent']).toMatchObject({ summary: 'silent', summaryBy: 'template' });
+    expect(invalid.sort()).toEqual(['noisy: answer is not plain text', 'silent: request failed: connection refused']);
+    expect(summarized.h0.summaryBy).toBe('template');
+    expect(prompts).toHaveLength(3);
+    expect(summaryPrompt(profiles.variants[0] as HarnessProfile, profiles)).toMatch(/category=select: 50% vs H0 50%/);
+  });
+
+  it('a reply longer than the limit is not a summary', async () => {
+    const invalid: string[] = [];
+    const summarized = await summarizeProfiles(profiles, {
+      writer: 'llm:writer',
+      chat: async () => 'x'.repeat(maxSummaryChars + 1),
+      onInvalid: (_, reason) => invalid.push(reason),
+    });
+    expect(summarized.variants.every((profile) => profile.summaryBy === 'template')).toBe(true);
+    expect(invalid[0]).toBe(`answer of ${maxSummaryChars + 1} characters (at most ${maxSummaryChars})`);
   });
 });
 

@@ -44,6 +44,8 @@ export interface EvalFlags {
   routing?: string;
   pool?: string;
   profiles?: string;
+  /** `MODEL@URL` of LLM rankers joining Rank-1 routing's vote. */
+  llmRanker?: string[];
   quiet?: boolean;
 }
 
@@ -87,7 +89,12 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
       throw new ConfigError(`--resume: no run folder at ${dir}`, { code: 'bad-flag' });
     const resumeFrom = flags.resume ? await readTrajectories(dir) : [];
     const runId = dir.split('/').pop() ?? 'run';
-    const routed = flags.routing === 'rank1' ? await rank1Routing(flags.env, harness, taskSet.tasks, flags) : null;
+    const routed =
+      flags.routing === 'rank1'
+        ? await rank1Routing(flags.env, harness, taskSet.tasks, flags, (line) => {
+            if (!flags.quiet) process.stderr.write(`${line}\n`);
+          })
+        : null;
     const store = await RunStore.create(dir, {
       command: 'eval',
       env: flags.env,

@@ -4,6 +4,7 @@ import { resolveHarness } from '@harness-s/harness-dsh';
 import { buildProfiles, type ProfileSet, writeProfiles } from '@harness-s/router';
 import { createEnvironment } from '../environments.js';
 import { percent, renderTable } from '../format.js';
+import { profileSummarizer } from '../llm.js';
 import { createPolicy } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits } from '../task-splits.js';
@@ -19,6 +20,8 @@ export interface ProfileFlags {
   split?: string;
   model?: string;
   baseUrl?: string;
+  /** `MODEL@URL` of the model that writes the summaries (template summaries without one). */
+  summarizer?: string;
   quiet?: boolean;
 }
 
@@ -37,7 +40,7 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
     log(
       `Profiling H0 and ${pool.length} variants with ${policy.id} on ${validation.length} validation tasks (${source}), k=${flags.k}, paired seeds`,
     );
-    const profiles = await buildProfiles({
+    const anchored = await buildProfiles({
       environment,
       tasks: validation,
       h0,
@@ -48,6 +51,9 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
       concurrency: flags.concurrency,
       onHarness: (id, done, total) => log(`profiled ${id} (${done}/${total})`),
     });
+    const summarize = profileSummarizer(flags.summarizer, h0, log);
+    if (summarize) log(`Writing summaries with ${flags.summarizer}`);
+    const profiles = summarize ? await summarize(anchored) : anchored;
     const dir = resolve(flags.out);
     await writeProfiles(dir, profiles);
     process.stdout.write(

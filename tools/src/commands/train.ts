@@ -6,6 +6,7 @@ import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl }
 import { AdaptiveRouter, readProfiles } from '@harness-s/router';
 import { createEnvironment } from '../environments.js';
 import { percent, renderTable } from '../format.js';
+import { profileSummarizer, routerRankers } from '../llm.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits } from '../task-splits.js';
 
@@ -31,6 +32,10 @@ export interface TrainFlags {
   reanchorEvery?: number;
   /** Profiles to start from (otherwise anchored on the initial policy). */
   profiles?: string;
+  /** `MODEL@URL` of LLM rankers joining the router's vote. */
+  llmRanker?: string[];
+  /** `MODEL@URL` of the model that writes the profiles' summaries. */
+  summarizer?: string;
   out?: string;
   resume?: string;
   /** Run attempts on `harness-s worker` processes through a job queue in this Redis. */
@@ -61,6 +66,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
+    const summarize = profileSummarizer(flags.summarizer, h0, log);
     const router =
       flags.router === 'random'
         ? new RandomRouter()
@@ -68,6 +74,8 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
             mode: flags.router === 'fixed' ? 'fixed' : 'adaptive',
             ...(flags.reanchorEvery ? { reanchorEvery: flags.reanchorEvery } : {}),
             ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
+            rankers: routerRankers(flags.llmRanker, h0, log),
+            ...(summarize ? { summarize } : {}),
             onAnchor: (profiles) =>
               log(`router: profiles anchored on ${profiles.policyVersion} (${profiles.tasks.length} validation tasks)`),
           });

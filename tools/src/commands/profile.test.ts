@@ -1,0 +1,121 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHarness, dbbenchH0, deriveVariant, environmentExtras, proposeChanges } from '@harness-s/harness-dsh';
+import { readProfiles } from '@harness-s/router';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEnvironment } from '../environments.js';
+import { parseModelEndpoint, routerRankers } from '../llm.js';
+import { runProfile } from './profile.js';
+
+/** A pool folder: the operator library's first change for two repair directions of DBBench's H0. */
+async function writePool(dir: string): Promise<void> {
+  const h0 = dbbenchH0();
+  const environment = createEnvironment('dbbench');
+  const context = { skills: environment.skills, extras: environmentExtras('dbbench') };
+  await environment.close();
+  for (const [direction, skill] of [
+    ['schema-grounding', 'inspect-table'],
+    ['answer-formatting', 'answer-format'],
+  ] as const) {
+    const [change] = proposeChanges(h0, { name: direction, skills: [skill], causes: [], tasks: [] }, context);
+    if (!change) throw new Error(`no change for ${direction}`);
+    const spec = deriveVariant(h0, h0, change);
+    await writeFile(join(dir, `${spec.id}.json`), JSON.stringify(spec, null, 2));
+  }
+}
+
+describe('harness-s profile with a summary writer, and LLM rankers, over an OpenAI-compatible endpoint', () => {
+  let server: Server;
+  let baseUrl = '';
+  let dir = '';
+  const prompts: string[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-'));
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const prompt = String(JSON.parse(body).messages?.[0]?.content ?? '');
+        prompts.push(prompt);
+        // Rankings name the candidates in reverse; of the summaries one is usable, one is JSON.
+        const candidates = [...prompt.matchAll(/^- (\S+): /gm)].map((match) => match[1]);
+        const content = prompt.startsWith('You route an agent task')
+          ? JSON.stringify({ ranking: candidates.reverse() })
+          : prompt.includes('(repair direction: schema-grounding)')
+            ? 'Helps where the schema has unusual columns.'
+            : '{"summary": 1}';
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            created: 0,
+            model: 'writer',
+            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes the model summaries it can use and keeps the template for the rest', async () => {
+    const pool = join(dir, 'pool');
+    await mkdir(pool);
+    await writePool(pool);
+    const out = join(dir, 'profiles');
+    await runProfile({
+      env: 'dbbench',
+      pool,
+      out,
+      policy: 'sim',
+      k: 1,
+      seed: 0,
+      concurrency: 4,
+      summarizer: `writer@${baseUrl}`,
+      quiet: true,
+    });
+    const profiles = await readProfiles(out);
+    const byDirection = Object.fromEntries(profiles.variants.map((profile) => [profile.direction, profile]));
+    expect(byDirection['schema-grounding']).toMatchObject({
+      summary: 'Helps where the schema has unusual columns.',
+      summaryBy: 'llm:writer',
+    });
+    expect(byDirection['answer-formatting']?.summaryBy).toBe('template');
+    expect(byDirection['answer-formatting']?.summary).toMatch(/^v-\w+ for answer-formatting: success \d+% vs H0/);
+    expect(prompts).toHaveLength(2);
+    expect(prompts.join('\n')).toMatch(/By task feature:\n- category=/);
+    expect(await readFile(join(out, 'summary.md'), 'utf8')).toMatch(/\| llm:writer \|/);
+
+    // The same endpoint as an LLM ranker next to the two built-in rankers.
+    const rankers = routerRankers([`ranker@${baseUrl}`], createHarness(dbbenchH0()), () => {});
+    expect(rankers.map((ranker) => ranker.id)).toEqual(['profile-stats', 'similar-tasks', 'llm:ranker']);
+    const candidates = [profiles.h0.harnessId, ...profiles.variants.map((profile) => profile.harnessId)];
+    const task = { id: 'new', env: 'dbbench', split: 'test', instruction: 'How many rows?', tags: [] };
+    expect(await rankers[2]?.rank({ task, profiles, candidates })).toEqual([...candidates].reverse());
+  });
+});
+
+describe('MODEL@URL flags', () => {
+  it('split at the last @ and name the flag when malformed', () => {
+    expect(parseModelEndpoint('--llm-ranker', 'org/model@v2@http://127.0.0.1:8000/v1')).toEqual({
+      model: 'org/model@v2',
+      baseUrl: 'http://127.0.0.1:8000/v1',
+    });
+    expect(() => parseModelEndpoint('--summarizer', 'qwen3-8b')).toThrow(
+      "--summarizer must look like MODEL@http://host:port/v1, got 'qwen3-8b'",
+    );
+    expect(() => parseModelEndpoint('--llm-ranker', '@http://x/v1')).toThrow(/--llm-ranker must look like/);
+  });
+});
