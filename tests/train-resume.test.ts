@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runOutcome } from './src/run-outcome.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = ['--conditions=source', join(root, 'tools/src/cli.ts')];
@@ -57,27 +58,6 @@ function runAndKill(args: string[], metricsFile: string, stepsDone: number): Pro
   });
 }
 
-/** What must be identical between an uninterrupted and a resumed run. */
-async function outcome(dir: string) {
-  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-  delete summary.durationMs;
-  const metrics = (await readFile(join(dir, 'metrics.jsonl'), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const { durationMs: _, ...rest } = JSON.parse(line);
-      return rest;
-    });
-  const trajectories = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const trajectory = JSON.parse(line);
-      return [trajectory.id, trajectory.evaluation?.success, trajectory.training];
-    });
-  return { summary, metrics, trajectories };
-}
-
 describe('a training run killed with SIGKILL', () => {
   it('resumes from its last checkpoint and ends as an uninterrupted run, no group lost or doubled', async () => {
     const base = await mkdtemp(join(tmpdir(), 'resume-'));
@@ -94,8 +74,8 @@ describe('a training run killed with SIGKILL', () => {
     expect(
       await runCli(['train', '--resume', killed, ...trainArgs.slice(1).filter((arg) => arg !== '--quiet'), '--quiet']),
     ).toBe(0);
-    const [expected, actual] = await Promise.all([outcome(whole), outcome(killed)]);
-    expect(actual.metrics.map((line) => line.step)).toEqual([1, 2, 3, 4, 5]);
+    const [expected, actual] = await Promise.all([runOutcome(whole), runOutcome(killed)]);
+    expect(actual.metrics.map((line) => line['step'])).toEqual([1, 2, 3, 4, 5]);
     expect(new Set(actual.trajectories.map(([id]) => id)).size).toBe(actual.trajectories.length);
     expect(actual).toEqual(expected);
   }, 240_000);

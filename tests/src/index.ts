@@ -1,1 +1,2 @@
 export * from './environment-contract.js';
+export * from './run-outcome.js';

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runOutcome } from '@harness-s/tests';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectRedis, pingRedis, queueNameForRun, runRegistryKey } from './index.js';
 
@@ -120,27 +121,6 @@ const killGroup = (worker: Worker, signal: NodeJS.Signals) => {
   }
 };
 
-/** What must be identical between an in-process run and a run on workers (as in train-resume.test.ts). */
-async function outcome(dir: string) {
-  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-  delete summary.durationMs;
-  const metrics = (await readFile(join(dir, 'metrics.jsonl'), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const { durationMs: _, ...rest } = JSON.parse(line);
-      return rest;
-    });
-  const trajectories = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const trajectory = JSON.parse(line);
-      return [trajectory.id, trajectory.evaluation?.success, trajectory.training];
-    });
-  return { summary, metrics, trajectories };
-}
-
 const doneBy = (worker: Worker): string[] => worker.lines.flatMap((line) => /: done (\S+):/.exec(line)?.[1] ?? []);
 
 describe.skipIf(!ping.ok)('training with rollouts on worker processes (BullMQ on Redis)', () => {
@@ -170,7 +150,7 @@ describe.skipIf(!ping.ok)('training with rollouts on worker processes (BullMQ on
     const orphan = /: start (\S+) /.exec(started)?.[1] as string;
     expect(await run).toBe(0);
 
-    expect(await outcome(queued)).toEqual(await outcome(inProcess));
+    expect(await runOutcome(queued)).toEqual(await runOutcome(inProcess));
     // The killed worker's attempt was run by the survivor after the stalled-job check found it.
     if (!doneBy(doomed).includes(orphan)) {
       expect(doneBy(survivor)).toContain(orphan);
