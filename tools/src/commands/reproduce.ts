@@ -71,9 +71,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   );
   const progress = flags.quiet ? undefined : createProgress('training', totalSteps);
   let stepsDone = 0;
-  const onStep = () => {
+  const onStep = (label: string) => {
     stepsDone += 1;
-    progress?.update(stepsDone, `${duration(performance.now() - started)} elapsed`);
+    progress?.update(stepsDone, label);
   };
 
   try {

@@ -31,7 +31,8 @@ export interface TrainOneOptions {
   seed: number;
   concurrency: number;
   initialProfiles: ProfileSet;
-  onStep?: () => void;
+  /** Told after every training step, with what is training (`dbbench harness-s seed 2, fixed-profiles`). */
+  onStep?: (label: string) => void;
 }
 
 /** Share of tasks whose Rank-1 choice under these profiles is H0. */
@@ -142,7 +143,10 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
       resume: existsSync(join(dir, 'checkpoints', 'latest.json')),
       record: { variant },
       onProgress: (progress) => {
-        if (progress.phase === 'done') options.onStep?.();
+        if (progress.phase === 'done')
+          options.onStep?.(
+            `${options.environment.id} ${method} seed ${seed}${variant === 'main' ? '' : `, ${variant}`}`,
+          );
       },
     });
     await Promise.all(anchors);
