@@ -32,6 +32,6 @@ export async function rank1Routing(
   const byId = new Map([h0, ...pool].map((harness) => [harness.spec.id, harness]));
   const router = new AdaptiveRouter({ profiles, mode: 'fixed', rankers: routerRankers(flags.llmRanker, h0, log) });
   const choices: Record<string, string> = {};
-  for (const task of tasks) choices[task.id] = await router.topChoice(task);
+  for (const task of tasks) choices[task.id] = await router.topChoice(task, [...byId.keys()]);
   return { harnessFor: (task) => byId.get(choices[task.id] ?? '') ?? h0, choices };
 }

@@ -248,6 +248,8 @@ describe('rescue ranking and Rank-1 routing', () => {
     });
     const routed = new AdaptiveRouter({ profiles: better, rankers: [new ProfileStatsRanker()], mode: 'fixed' });
     expect(await routed.topChoice(selectTask('new'))).toBe('broad');
+    // Only the harnesses at hand: without broad, narrow's gain is (0 - 0.5 + 0 - 1 + 1 - 0) / 3 < 0: H0.
+    expect(await routed.topChoice(selectTask('new'), ['narrow'])).toBe('h0');
   });
 });
 
