@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type HarnessSpec, runAttempt, type Task, type Trajectory } from '@harness-s/core';
 import {
   checkTrajectoryCompliance,
@@ -14,6 +12,7 @@ import {
 } from '@harness-s/harness-dsh';
 import { createOpenAIPolicy, createOraclePolicy, SimulatedPolicy } from '@harness-s/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
 import { createEnvironment } from '../environments.js';
 import { formatPoolSummary } from './evolve.js';
 
@@ -119,31 +118,12 @@ describe('variants on DBBench', () => {
 });
 
 describe('the LLM analyser over an OpenAI-compatible endpoint', () => {
-  let server: Server;
+  let server: ChatServer;
   const answers: string[] = [];
-  let baseUrl = '';
   beforeAll(async () => {
-    server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        const content = answers.shift() ?? '';
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({
-            id: 'x',
-            object: 'chat.completion',
-            created: 0,
-            model: 'analyst',
-            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          }),
-        );
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    server = await startChatServer(() => answers.shift() ?? '');
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.close());
 
   it('uses valid answers and falls back, logged, on invalid ones', async () => {
     const task = tasks[3] as Task;
@@ -159,7 +139,7 @@ describe('the LLM analyser over an OpenAI-compatible endpoint', () => {
     expect(failed.evaluation?.success).toBe(false);
     const lines: string[] = [];
     const analyser = createLlmAnalyser({
-      policy: createOpenAIPolicy({ baseUrl, model: 'analyst', maxRetries: 0 }),
+      policy: createOpenAIPolicy({ baseUrl: server.baseUrl, model: 'analyst', maxRetries: 0 }),
       harness: createHarness(dbbenchH0()),
       skills: environment.skills,
       log: (line) => lines.push(line),

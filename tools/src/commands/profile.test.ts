@@ -1,11 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, dbbenchH0, deriveVariant, environmentExtras, proposeChanges } from '@harness-s/harness-dsh';
 import { readProfiles } from '@harness-s/router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
 import { createEnvironment } from '../environments.js';
 import { parseModelEndpoint, routerRankers } from '../llm.js';
 import { runProfile } from './profile.js';
@@ -28,45 +27,22 @@ async function writePool(dir: string): Promise<void> {
 }
 
 describe('harness-s profile with a summary writer, and LLM rankers, over an OpenAI-compatible endpoint', () => {
-  let server: Server;
-  let baseUrl = '';
+  let server: ChatServer;
   let dir = '';
-  const prompts: string[] = [];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-'));
-    server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => {
-        body += chunk;
-      });
-      request.on('end', () => {
-        const prompt = String(JSON.parse(body).messages?.[0]?.content ?? '');
-        prompts.push(prompt);
-        // Rankings name the candidates in reverse; of the summaries one is usable, one is JSON.
-        const candidates = [...prompt.matchAll(/^- (\S+): /gm)].map((match) => match[1]);
-        const content = prompt.startsWith('You route an agent task')
-          ? JSON.stringify({ ranking: candidates.reverse() })
-          : prompt.includes('(repair direction: schema-grounding)')
-            ? 'Helps where the schema has unusual columns.'
-            : '{"summary": 1}';
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({
-            id: 'x',
-            object: 'chat.completion',
-            created: 0,
-            model: 'writer',
-            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          }),
-        );
-      });
+    // Rankings name the candidates in reverse; of the summaries one is usable, one is JSON.
+    server = await startChatServer((prompt) => {
+      const candidates = [...prompt.matchAll(/^- (\S+): /gm)].map((match) => match[1]);
+      return prompt.startsWith('You route an agent task')
+        ? JSON.stringify({ ranking: candidates.reverse() })
+        : prompt.includes('(repair direction: schema-grounding)')
+          ? 'Helps where the schema has unusual columns.'
+          : '{"summary": 1}';
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -83,7 +59,7 @@ describe('harness-s profile with a summary writer, and LLM rankers, over an Open
       k: 1,
       seed: 0,
       concurrency: 4,
-      summarizer: `writer@${baseUrl}`,
+      summarizer: `writer@${server.baseUrl}`,
       quiet: true,
     });
     const profiles = await readProfiles(out);
@@ -94,12 +70,12 @@ describe('harness-s profile with a summary writer, and LLM rankers, over an Open
     });
     expect(byDirection['answer-formatting']?.summaryBy).toBe('template');
     expect(byDirection['answer-formatting']?.summary).toMatch(/^v-\w+ for answer-formatting: success \d+% vs H0/);
-    expect(prompts).toHaveLength(2);
-    expect(prompts.join('\n')).toMatch(/By task feature:\n- category=/);
+    expect(server.prompts).toHaveLength(2);
+    expect(server.prompts.join('\n')).toMatch(/By task feature:\n- category=/);
     expect(await readFile(join(out, 'summary.md'), 'utf8')).toMatch(/\| llm:writer \|/);
 
     // The same endpoint as an LLM ranker next to the two built-in rankers.
-    const rankers = routerRankers([`ranker@${baseUrl}`], createHarness(dbbenchH0()), () => {});
+    const rankers = routerRankers([`ranker@${server.baseUrl}`], createHarness(dbbenchH0()), () => {});
     expect(rankers.map((ranker) => ranker.id)).toEqual(['profile-stats', 'similar-tasks', 'llm:ranker']);
     const candidates = [profiles.h0.harnessId, ...profiles.variants.map((profile) => profile.harnessId)];
     const task = { id: 'new', env: 'dbbench', split: 'test', instruction: 'How many rows?', tags: [] };

@@ -1,0 +1,42 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A chat completions server on loopback for tests: `reply` answers each request from its first message. */
+export interface ChatServer {
+  /** The API base, e.g. `http://127.0.0.1:PORT/v1`. */
+  baseUrl: string;
+  /** The first message of every request, in order. */
+  prompts: string[];
+  close(): Promise<void>;
+}
+
+export async function startChatServer(reply: (prompt: string) => string): Promise<ChatServer> {
+  const prompts: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      const prompt = String(JSON.parse(body).messages?.[0]?.content ?? '');
+      prompts.push(prompt);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: 'test',
+          choices: [{ index: 0, message: { role: 'assistant', content: reply(prompt) }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    prompts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
