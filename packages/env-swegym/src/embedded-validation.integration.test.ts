@@ -30,7 +30,7 @@ function validate(kind: SandboxKind): void {
   it(`gold patches resolve every embedded instance and empty patches none (${kind} sandbox)`, async () => {
     const { tasks, unloadable } = await environment.loadTasks({ split: 'all' });
     expect(unloadable).toEqual([]);
-    expect(tasks).toHaveLength(12);
+    expect(tasks).toHaveLength(18);
     const outcomes = await mapConcurrent(tasks, 2, async (task) => ({
       id: task.id,
       gold: await grade(environment, task, rightPath(goldPatchPlan(task).nodes)),

@@ -33,11 +33,11 @@ async function attempt(subject: SweTask, commands: string[], submit = true): Pro
 const reportOf = (evaluation: Evaluation) => evaluation.details['report'] as InstanceReport;
 
 describe('embedded instance set', () => {
-  it('ships train, dev and test splits of 6, 3 and 3 instances, JavaScript and Python', async () => {
+  it('ships train, dev and test splits of 8, 3 and 7 instances, JavaScript and Python', async () => {
     const counts: Record<string, number> = {};
     for (const split of ['train', 'dev', 'test']) counts[split] = (await environment.loadTasks({ split })).tasks.length;
-    expect(counts).toEqual({ train: 6, dev: 3, test: 3 });
-    expect(tasks).toHaveLength(12);
+    expect(counts).toEqual({ train: 8, dev: 3, test: 7 });
+    expect(tasks).toHaveLength(18);
     expect(new Set(tasks.map((item) => item.category))).toEqual(new Set(['javascript', 'python']));
     for (const item of tasks) {
       expect(item.instance.failToPass.length).toBeGreaterThan(0);

@@ -1,0 +1,1 @@
+"""Lengths and weights with unit suffixes."""
