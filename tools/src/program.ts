@@ -196,7 +196,16 @@ export function createProgram(): Command {
     .option('--quick', 'a smaller run (about 2 minutes)')
     .option('--envs <names...>', `environments (default: ${environmentNames().join(' ')})`)
     .option('--seeds <n...>', 'seeds (default 1 2 3)')
-    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+    .option('--concurrency <n>', 'attempts in flight at once, per training run', integer('--concurrency', 1), 4)
+    .option(
+      '--jobs <n>',
+      'training runs at once, each in a worker thread (default: one per core, at most 4)',
+      integer('--jobs', 1),
+    )
+    .option(
+      '--pools <dir>',
+      "load each environment's pool from DIR/<env>/ (e.g. an earlier run's pools folder) instead of evolving it",
+    )
     .option('--out <dir>', 'run folder (rerun with the same --out to continue an interrupted run)')
     .option('--no-report', 'skip the HTML report')
     .option('--quiet', 'no progress output')

@@ -1,5 +1,6 @@
 import { type FileHandle, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { InputError } from './errors.js';
 import { parseWith, readJsonl } from './jsonl.js';
 import { Trajectory } from './trajectory.js';
@@ -11,10 +12,13 @@ export const runFiles = {
   summary: 'summary.json',
 } as const;
 
+let temporaryCount = 0;
+
 /** Writes a JSON file atomically (temp file, then rename), so readers never see half a file. */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
+  // Unique per write: two writes of one file at once (in one process or its threads) never share it.
+  const temporary = `${path}.${process.pid}.${threadId}.${++temporaryCount}.tmp`;
   await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
   await rename(temporary, path);
 }

@@ -1,16 +1,20 @@
+import { existsSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, writeJsonAtomic } from '@harness-s/core';
-import { builtInHarnesses, resolveHarness } from '@harness-s/harness-dsh';
+import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy } from '@harness-s/policy';
-import { AdaptiveRouter, buildProfiles, writeProfiles } from '@harness-s/router';
+import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, environmentNames } from '../environments.js';
 import { duration } from '../format.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
+import { createJobPool } from '../reproduce/job-pool.js';
+import { initialProfilesDirOf, poolDirOf, type ReproduceJob } from '../reproduce/jobs.js';
 import type { ResultRecord, Results } from '../reproduce/results.js';
-import { ablations, budgetFor, reproduceMethods } from '../reproduce/settings.js';
+import { ablations, budgetFor, type EnvironmentBudget, reproduceMethods } from '../reproduce/settings.js';
 import { formatReproduceTables } from '../reproduce/tables.js';
-import { evaluateOn, h0TopShare, trainOne } from '../reproduce/train-one.js';
 import { loadTaskSplits } from '../task-splits.js';
 import { runEvolve } from './evolve.js';
 
@@ -20,12 +24,88 @@ export interface ReproduceFlags {
   envs?: string[];
   seeds?: number[];
   concurrency: number;
+  /** Training runs at once (worker threads); default: one per core, at most four. */
+  jobs?: number;
+  /** Load each environment's pool from `<pools>/<env>/` instead of evolving it. */
+  pools?: string;
   report?: boolean;
   quiet?: boolean;
 }
 
-/** Harness families other than H0 that an environment ships, for cross-harness evaluation. */
-const familiesOf = (env: string): string[] => builtInHarnesses(env).filter((name) => !name.startsWith('h0'));
+/** Training runs at once by default: one per core, at most four. */
+export const defaultJobs = (): number => Math.max(1, Math.min(4, availableParallelism()));
+
+interface PrepareOptions {
+  root: string;
+  env: string;
+  budget: EnvironmentBudget;
+  concurrency: number;
+  /** A folder of pools by environment (`<pools>/<env>/`) to load instead of evolving. */
+  pools?: string;
+  log: (line: string) => void;
+}
+
+/**
+ * An environment's shared inputs, written into the run folder: its sibling pool (evolved on the
+ * development tasks, or copied from `--pools`) and behaviour profiles anchored on the initial
+ * policy. Both are kept when the folder already has them (a continued run).
+ */
+async function prepareEnvironment(options: PrepareOptions): Promise<void> {
+  const { root, env, budget, log } = options;
+  const poolDir = poolDirOf(root, env);
+  const profilesDir = initialProfilesDirOf(root, env);
+  if (existsSync(join(poolDir, 'index.json')) && existsSync(join(profilesDir, 'profiles.json'))) {
+    log(`${env}: pool and initial profiles already in ${root}`);
+    return;
+  }
+  const environment = createEnvironment(env);
+  try {
+    const splits = await loadTaskSplits(environment);
+    if (options.pools) {
+      const from = resolve(options.pools, env);
+      // Loading checks every variant before anything is copied.
+      await loadPoolHarnesses(from, env);
+      await cp(from, poolDir, { recursive: true });
+      log(`${env}: sibling pool loaded from ${from}`);
+    } else {
+      log(
+        `${env}: evolving the sibling pool (${budget.evolveRounds} rounds) on ${splits.train.length + splits.validation.length} development tasks`,
+      );
+      await runEvolve({
+        env,
+        rounds: budget.evolveRounds,
+        out: poolDir,
+        policy: 'sim',
+        // Failures on the development tasks (train and validation) show the repair directions;
+        // the test tasks stay out of evolution so that evaluations on them are fair.
+        subset: 'development',
+        k: budget.profileK,
+        seed: 0,
+        concurrency: options.concurrency,
+        parents: 3,
+        directions: 6,
+        childrenPerDirection: 2,
+        solved: 'majority',
+        quiet: true,
+      });
+    }
+    const pool = await loadPoolHarnesses(poolDir, env);
+    const profiles = await buildProfiles({
+      environment,
+      tasks: splits.validation,
+      h0: await resolveHarness(env, 'h0'),
+      pool,
+      policy: new SimulatedPolicy(),
+      k: budget.profileK,
+      seed: 0,
+      concurrency: options.concurrency,
+    });
+    await writeProfiles(profilesDir, profiles);
+    log(`${env}: pool of ${pool.length} variants; profiles anchored on the initial policy`);
+  } finally {
+    await environment.close();
+  }
+}
 
 /**
  * `harness-s reproduce`: the whole method on the embedded environments with the simulated policy.
@@ -41,6 +121,18 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
       throw new ConfigError(`--envs: unknown environment '${env}'`, { code: 'bad-flag' });
   }
   const seeds = flags.seeds ?? [1, 2, 3];
+  const jobs = flags.jobs ?? defaultJobs();
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new ConfigError(`--jobs must be a positive integer, got ${jobs}`, { code: 'bad-flag' });
+  if (flags.pools) {
+    for (const env of envs) {
+      if (!existsSync(join(resolve(flags.pools), env)))
+        throw new ConfigError(
+          `--pools: ${join(resolve(flags.pools), env)} does not exist (one pool folder per environment)`,
+          { code: 'bad-flag' },
+        );
+    }
+  }
   const root = resolve(
     flags.out ?? join('runs', `reproduce-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}`),
   );
@@ -55,19 +147,19 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     ablations,
     seeds,
     quick,
+    jobs,
+    ...(flags.pools ? { pools: resolve(flags.pools) } : {}),
     budgets: Object.fromEntries(envs.map((env) => [env, budgetFor(env, quick)])),
     policy: new SimulatedPolicy().describe(),
     createdAt: new Date().toISOString(),
   });
-  const records: ResultRecord[] = [];
-  const save = () => writeJsonAtomic(join(root, 'results.json'), { schemaVersion: 1, records } satisfies Results);
 
   const totalSteps = envs.reduce(
     (sum, env) => sum + budgetFor(env, quick).steps * seeds.length * (reproduceMethods.length + ablations.length),
     0,
   );
   log(
-    `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}`,
+    `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}, ${jobs} at a time`,
   );
   const progress = flags.quiet ? undefined : createProgress('training', totalSteps);
   let stepsDone = 0;
@@ -76,125 +168,57 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     progress?.update(stepsDone, label);
   };
 
+  // Jobs in a fixed order; records keep that order whatever finishes first.
+  const results: Array<ResultRecord | undefined> = [];
+  // Saves one after another, so the file never goes back to an older list.
+  let saved: Promise<void> = Promise.resolve();
+  const save = () => {
+    saved = saved.then(() =>
+      writeJsonAtomic(join(root, 'results.json'), {
+        schemaVersion: 1,
+        records: results.filter((record): record is ResultRecord => record !== undefined),
+      } satisfies Results),
+    );
+    return saved;
+  };
+  const pool = createJobPool(jobs, onStep);
+  const running: Array<Promise<void>> = [];
   try {
     for (const env of envs) {
       const budget = budgetFor(env, quick);
-      const environment = createEnvironment(env);
-      try {
-        const splits = await loadTaskSplits(environment);
-        const h0 = await resolveHarness(env, 'h0');
-        const poolDir = join(root, 'pools', env);
-        log(
-          `${env}: evolving the sibling pool (${budget.evolveRounds} rounds) on ${splits.train.length + splits.validation.length} development tasks`,
-        );
-        await runEvolve({
-          env,
-          rounds: budget.evolveRounds,
-          out: poolDir,
-          policy: 'sim',
-          // Failures on the development tasks (train and validation) show the repair directions;
-          // the test tasks stay out of evolution so that evaluations on them are fair.
-          subset: 'development',
-          k: budget.profileK,
-          seed: 0,
-          concurrency: flags.concurrency,
-          parents: 3,
-          directions: 6,
-          childrenPerDirection: 2,
-          solved: 'majority',
-          quiet: true,
-        });
-        const pool = await loadPoolHarnesses(poolDir, env);
-        const initialPolicy = new SimulatedPolicy();
-        const initialProfiles = await buildProfiles({
-          environment,
-          tasks: splits.validation,
-          h0,
-          pool,
-          policy: initialPolicy,
-          k: budget.profileK,
-          seed: 0,
-          concurrency: flags.concurrency,
-        });
-        await writeProfiles(join(root, 'profiles', env, 'initial'), initialProfiles);
-        log(`${env}: pool of ${pool.length} variants; profiles anchored on the initial policy`);
-
-        for (const seed of seeds) {
-          const common = {
-            root,
-            environment,
-            splits,
-            h0,
-            pool,
-            budget,
-            seed,
-            concurrency: flags.concurrency,
-            initialProfiles,
-            onStep,
-          };
-          for (const method of reproduceMethods) {
-            const { record, policy } = await trainOne({ ...common, method, variant: 'main' });
-            const families: NonNullable<ResultRecord['families']> = {};
-            for (const family of familiesOf(env)) {
-              families[family] = await evaluateOn(
-                environment,
-                splits.test,
-                await resolveHarness(env, family),
-                policy,
-                budget,
-                seed,
-                flags.concurrency,
-              );
-            }
-            if (Object.keys(families).length) record.families = families;
-            if (method === 'harness-s') {
-              const finalProfiles = await buildProfiles({
-                environment,
-                tasks: splits.validation,
-                h0,
-                pool,
-                policy,
-                k: budget.profileK,
-                seed: 0,
-                concurrency: flags.concurrency,
-                step: budget.steps,
-              });
-              await writeProfiles(join(root, 'profiles', env, `trained-seed-${seed}`), finalProfiles);
-              const router = new AdaptiveRouter({ profiles: finalProfiles, mode: 'fixed' });
-              const byId = new Map([h0, ...pool].map((harness) => [harness.spec.id, harness]));
-              const choices = new Map<string, string>();
-              for (const task of splits.test) choices.set(task.id, await router.topChoice(task));
-              record.rank1 = await evaluateOn(
-                environment,
-                splits.test,
-                h0,
-                policy,
-                budget,
-                seed,
-                flags.concurrency,
-                (task) => byId.get(choices.get(task.id) ?? '') ?? h0,
-              );
-              record.h0TopShare = {
-                before: await h0TopShare(initialProfiles, splits.test),
-                after: await h0TopShare(finalProfiles, splits.test),
-              };
-            }
-            records.push(record);
-            await save();
-          }
-          for (const variant of ablations) {
-            const { record } = await trainOne({ ...common, method: 'harness-s', variant });
-            records.push(record);
-            await save();
-          }
+      await prepareEnvironment({
+        root,
+        env,
+        budget,
+        concurrency: flags.concurrency,
+        log,
+        ...(flags.pools ? { pools: flags.pools } : {}),
+      });
+      for (const seed of seeds) {
+        const variants = [
+          ...reproduceMethods.map((method) => ({ method, variant: 'main' as const })),
+          ...ablations.map((variant) => ({ method: 'harness-s' as const, variant })),
+        ];
+        for (const { method, variant } of variants) {
+          const index = results.push(undefined) - 1;
+          const job: ReproduceJob = { env, method, variant, seed, root, budget, concurrency: flags.concurrency };
+          running.push(
+            pool.run(job).then((record) => {
+              results[index] = record;
+              return save();
+            }),
+          );
         }
-      } finally {
-        await environment.close();
       }
     }
+    await Promise.all(running);
   } finally {
+    // Let the jobs already started settle (a failed one rejects the whole run above).
+    await Promise.allSettled(running);
+    await pool.close();
     progress?.stop();
   }
+  const records = results.filter((record): record is ResultRecord => record !== undefined);
 
   process.stdout.write(
     `\n${formatReproduceTables(records)}\n\nResults: ${join(root, 'results.json')} (${duration(performance.now() - started)})\n`,

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = ['--conditions=source', join(root, 'tools/src/cli.ts')];
+const tsx = join(root, 'node_modules/.bin/tsx');
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [...cli, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A result record without what depends on the clock. */
+const timeless = (record: unknown) =>
+  JSON.parse(JSON.stringify(record, (key, value) => (/seconds|duration|At$/i.test(key) ? undefined : value)));
+
+async function records(dir: string): Promise<unknown[]> {
+  const results = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as { records: unknown[] };
+  return results.records.map(timeless);
+}
+
+const quick = ['reproduce', '--quick', '--envs', 'dbbench', '--seeds', '1'];
+
+describe('harness-s reproduce', () => {
+  it('gives the same records with training runs in worker threads as one after another, and reuses a pool', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'reproduce-'));
+    const parallel = join(base, 'parallel');
+    const serial = join(base, 'serial');
+
+    const first = await runCli([...quick, '--jobs', '2', '--out', parallel]);
+    expect(first.stderr).toContain('2 at a time');
+    expect(first.code).toBe(0);
+    // The tables and where the results and report are.
+    expect(first.stdout).toMatch(/Pass@3/);
+    expect(first.stdout).toContain('Router ablations');
+    expect(first.stdout).toContain(`Results: ${join(parallel, 'results.json')}`);
+    expect(first.stdout).toContain(`Report: ${join(parallel, 'report.html')}`);
+    expect(existsSync(join(parallel, 'report.html'))).toBe(true);
+
+    const second = await runCli([
+      ...quick,
+      '--jobs',
+      '1',
+      '--pools',
+      join(parallel, 'pools'),
+      '--out',
+      serial,
+      '--no-report',
+    ]);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('sibling pool loaded from');
+    expect(second.stderr).not.toContain('evolving the sibling pool');
+
+    const [expected, actual] = await Promise.all([records(parallel), records(serial)]);
+    // Four methods and two router ablations for the one seed, in table order.
+    expect(expected.map((record) => (record as { method: string; variant: string }).variant)).toEqual([
+      'main',
+      'main',
+      'main',
+      'main',
+      'fixed-profiles',
+      'rescue-4x2',
+    ]);
+    expect(actual).toEqual(expected);
+  }, 420_000);
+
+  it('names a --pools folder that lacks an environment, before any work', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'reproduce-'));
+    const run = await runCli([...quick, '--pools', join(base, 'nowhere'), '--out', join(base, 'out')]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(join(base, 'nowhere', 'dbbench'));
+    expect(existsSync(join(base, 'out'))).toBe(false);
+  }, 60_000);
+});

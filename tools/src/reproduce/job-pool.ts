@@ -1,0 +1,154 @@
+import { Worker } from 'node:worker_threads';
+import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
+import type { ResultRecord } from './results.js';
+
+/** Main thread to worker. */
+export type JobRequest = { kind: 'run'; id: number; job: ReproduceJob } | { kind: 'close' };
+/** Worker to main thread. */
+export type JobReply =
+  | { kind: 'step'; label: string }
+  | { kind: 'done'; id: number; record: ResultRecord }
+  | { kind: 'failed'; id: number; message: string; stack?: string };
+
+/** Runs reproduction jobs, at most `size` at once; results do not depend on `size`. */
+export interface JobPool {
+  readonly size: number;
+  run(job: ReproduceJob): Promise<ResultRecord>;
+  close(): Promise<void>;
+}
+
+/**
+ * `size` 1 runs jobs one after another in this thread; more runs each job in one of `size` worker
+ * threads (every run is seeded on its own, so the records are the same either way). Training is
+ * CPU-bound JavaScript, so workers are what lets a reproduction use more than one core.
+ */
+export function createJobPool(size: number, onStep: (label: string) => void): JobPool {
+  return size <= 1 ? new InlinePool(onStep) : new WorkerPool(size, onStep);
+}
+
+class InlinePool implements JobPool {
+  readonly size = 1;
+  private readonly cache = new ResourceCache();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly onStep: (label: string) => void) {}
+
+  run(job: ReproduceJob): Promise<ResultRecord> {
+    const result = this.tail.then(async () => runJob(job, await this.cache.get(job.root, job.env), this.onStep));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    await this.cache.close();
+  }
+}
+
+interface Pending {
+  id: number;
+  job: ReproduceJob;
+  resolve: (record: ResultRecord) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  current?: Pending;
+  exited: Promise<void>;
+}
+
+/**
+ * A worker running `run-worker.js` next to this module. Run from source (through tsx), the worker
+ * registers tsx's loader first: loader flags do not carry over into worker threads.
+ */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./run-worker.js', import.meta.url));
+  const api = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const target = JSON.stringify(new URL('./run-worker.ts', import.meta.url).href);
+  return new Worker(`import(${api}).then(({ register }) => { register(); return import(${target}); });`, {
+    eval: true,
+  });
+}
+
+class WorkerPool implements JobPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private nextId = 0;
+  private broken: Error | undefined;
+
+  constructor(
+    readonly size: number,
+    private readonly onStep: (label: string) => void,
+  ) {}
+
+  run(job: ReproduceJob): Promise<ResultRecord> {
+    if (this.broken) return Promise.reject(this.broken);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((candidate) => !candidate.current);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      const pending = this.queue.shift() as Pending;
+      slot.current = pending;
+      slot.worker.postMessage({ kind: 'run', id: pending.id, job: pending.job } satisfies JobRequest);
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = startWorker();
+    const slot: Slot = {
+      worker,
+      exited: new Promise((resolve) => worker.once('exit', () => resolve())),
+    };
+    worker.on('message', (reply: JobReply) => {
+      if (reply.kind === 'step') {
+        this.onStep(reply.label);
+        return;
+      }
+      const pending = slot.current;
+      if (!pending || pending.id !== reply.id) return;
+      slot.current = undefined;
+      if (reply.kind === 'done') pending.resolve(reply.record);
+      else {
+        const error = new Error(reply.message);
+        if (reply.stack) error.stack = reply.stack;
+        pending.reject(error);
+      }
+      this.dispatch();
+    });
+    const fail = (error: Error) => {
+      // A worker that dies takes its job with it; the pool stops taking work.
+      this.broken ??= error;
+      slot.current?.reject(error);
+      slot.current = undefined;
+      for (const pending of this.queue.splice(0)) pending.reject(error);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (code !== 0 || slot.current) fail(new Error(`a reproduction worker exited with code ${code}`));
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+
+  async close(): Promise<void> {
+    this.broken ??= new Error('the job pool is closed');
+    for (const pending of this.queue.splice(0)) pending.reject(this.broken);
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        if (slot.current) await slot.worker.terminate();
+        else slot.worker.postMessage({ kind: 'close' } satisfies JobRequest);
+        const timer = setTimeout(() => void slot.worker.terminate(), 30_000);
+        await slot.exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+}

@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import type { Environment, Harness, Task } from '@harness-s/core';
+import { builtInHarnesses, resolveHarness } from '@harness-s/harness-dsh';
+import { AdaptiveRouter, buildProfiles, type ProfileSet, readProfiles, writeProfiles } from '@harness-s/router';
+import { createEnvironment } from '../environments.js';
+import { loadPoolHarnesses } from '../pool.js';
+import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
+import type { ResultRecord } from './results.js';
+import type { EnvironmentBudget, ReproduceMethod } from './settings.js';
+import { evaluateOn, h0TopShare, trainOne } from './train-one.js';
+
+/** One training run of a reproduction, with the evaluations that follow it. */
+export interface ReproduceJob {
+  env: string;
+  method: ReproduceMethod;
+  variant: ResultRecord['variant'];
+  seed: number;
+  /** Where the environment's pool and initial profiles are, and where the run folder goes. */
+  root: string;
+  budget: EnvironmentBudget;
+  /** Attempts in flight at once within the run. */
+  concurrency: number;
+}
+
+/** Where a reproduction keeps an environment's pool and its profiles anchored on the initial policy. */
+export const poolDirOf = (root: string, env: string) => join(root, 'pools', env);
+export const initialProfilesDirOf = (root: string, env: string) => join(root, 'profiles', env, 'initial');
+
+/** What every run of one environment shares: loaded once per process and reused. */
+export interface EnvironmentResources {
+  environment: Environment;
+  splits: TaskSplits<Task>;
+  h0: Harness;
+  pool: Harness[];
+  initialProfiles: ProfileSet;
+}
+
+/** Harness families other than H0 that an environment ships, for cross-harness evaluation. */
+const familiesOf = (env: string): string[] => builtInHarnesses(env).filter((name) => !name.startsWith('h0'));
+
+/** Opens the environment and reads the pool and initial profiles that its preparation wrote. */
+export async function openEnvironmentResources(root: string, env: string): Promise<EnvironmentResources> {
+  const environment = createEnvironment(env);
+  try {
+    const [splits, h0, pool, initialProfiles] = await Promise.all([
+      loadTaskSplits(environment),
+      resolveHarness(env, 'h0'),
+      loadPoolHarnesses(poolDirOf(root, env), env),
+      readProfiles(join(initialProfilesDirOf(root, env), 'profiles.json')),
+    ]);
+    return { environment, splits, h0, pool, initialProfiles };
+  } catch (error) {
+    await environment.close();
+    throw error;
+  }
+}
+
+/** Opens each environment's resources once and closes them all at the end. */
+export class ResourceCache {
+  private readonly open = new Map<string, Promise<EnvironmentResources>>();
+
+  get(root: string, env: string): Promise<EnvironmentResources> {
+    const key = `${root}\0${env}`;
+    let resources = this.open.get(key);
+    if (!resources) {
+      resources = openEnvironmentResources(root, env);
+      // A failed open is not cached, so a later job may try again.
+      resources.catch(() => this.open.delete(key));
+      this.open.set(key, resources);
+    }
+    return resources;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.allSettled(all.map(async (resources) => (await resources).environment.close()));
+  }
+}
+
+/**
+ * Runs one job: trains the method, evaluates the trained policy under the other harness families,
+ * and for harness-s main runs re-anchors profiles on it, evaluates Rank-1 routing and measures how
+ * often H0 is the router's top choice before and after training.
+ */
+export async function runJob(
+  job: ReproduceJob,
+  resources: EnvironmentResources,
+  onStep?: (label: string) => void,
+): Promise<ResultRecord> {
+  const { environment, splits, h0, pool, initialProfiles } = resources;
+  const { budget, seed, concurrency } = job;
+  const { record, policy } = await trainOne({
+    root: job.root,
+    environment,
+    splits,
+    h0,
+    pool,
+    budget,
+    seed,
+    concurrency,
+    initialProfiles,
+    method: job.method,
+    variant: job.variant,
+    ...(onStep ? { onStep } : {}),
+  });
+  if (job.variant !== 'main') return record;
+
+  const families: NonNullable<ResultRecord['families']> = {};
+  for (const family of familiesOf(job.env)) {
+    families[family] = await evaluateOn(
+      environment,
+      splits.test,
+      await resolveHarness(job.env, family),
+      policy,
+      budget,
+      seed,
+      concurrency,
+    );
+  }
+  if (Object.keys(families).length) record.families = families;
+
+  if (job.method === 'harness-s') {
+    const finalProfiles = await buildProfiles({
+      environment,
+      tasks: splits.validation,
+      h0,
+      pool,
+      policy,
+      k: budget.profileK,
+      seed: 0,
+      concurrency,
+      step: budget.steps,
+    });
+    await writeProfiles(join(job.root, 'profiles', job.env, `trained-seed-${seed}`), finalProfiles);
+    const router = new AdaptiveRouter({ profiles: finalProfiles, mode: 'fixed' });
+    const byId = new Map([h0, ...pool].map((harness) => [harness.spec.id, harness]));
+    const choices = new Map<string, string>();
+    for (const task of splits.test) choices.set(task.id, await router.topChoice(task));
+    record.rank1 = await evaluateOn(
+      environment,
+      splits.test,
+      h0,
+      policy,
+      budget,
+      seed,
+      concurrency,
+      (task) => byId.get(choices.get(task.id) ?? '') ?? h0,
+    );
+    record.h0TopShare = {
+      before: await h0TopShare(initialProfiles, splits.test),
+      after: await h0TopShare(finalProfiles, splits.test),
+    };
+  }
+  return record;
+}

@@ -1,0 +1,28 @@
+/**
+ * A worker thread of `harness-s reproduce --jobs N`: runs the jobs it is sent, one at a time,
+ * and reports each training step and each finished run to the main thread.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { JobReply, JobRequest } from './job-pool.js';
+import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
+
+const port = parentPort;
+if (!port) throw new Error('run-worker.ts runs only as a worker thread');
+const cache = new ResourceCache();
+const post = (reply: JobReply) => port.postMessage(reply);
+
+port.on('message', async (request: JobRequest) => {
+  if (request.kind === 'close') {
+    await cache.close();
+    port.close();
+    return;
+  }
+  const job: ReproduceJob = request.job;
+  try {
+    const record = await runJob(job, await cache.get(job.root, job.env), (label) => post({ kind: 'step', label }));
+    post({ kind: 'done', id: request.id, record });
+  } catch (error) {
+    const { message, stack } = error as Error;
+    post({ kind: 'failed', id: request.id, message: String(message ?? error), ...(stack ? { stack } : {}) });
+  }
+});
