@@ -77,7 +77,8 @@ export function taskFeatures(task: Task): string[] {
   ];
 }
 
-const rate = (outcome: TaskOutcome | undefined): number =>
+/** Share of a task's attempts that succeeded (0 when it has none recorded). */
+export const outcomeRate = (outcome: TaskOutcome | undefined): number =>
   outcome && outcome.attempts > 0 ? outcome.successes / outcome.attempts : 0;
 
 /** A template summary of a profile, used when no LLM writes one. */
@@ -110,8 +111,8 @@ export function profileFrom(
       const entry = byFeature[feature] ?? { tasks: 0, h0Sum: 0, sum: 0 };
       byFeature[feature] = entry;
       entry.tasks += 1;
-      entry.h0Sum += rate(h0Outcomes[task.id]);
-      entry.sum += rate(outcomes[task.id]);
+      entry.h0Sum += outcomeRate(h0Outcomes[task.id]);
+      entry.sum += outcomeRate(outcomes[task.id]);
     }
   }
   const solved = (outcome: TaskOutcome | undefined) => (outcome?.successes ?? 0) > 0;
@@ -121,7 +122,7 @@ export function profileFrom(
     direction: harness.spec.direction,
     description: harness.spec.description,
     outcomes,
-    successRate: tasks.length ? tasks.reduce((sum, task) => sum + rate(outcomes[task.id]), 0) / tasks.length : 0,
+    successRate: tasks.length ? tasks.reduce((sum, task) => sum + outcomeRate(outcomes[task.id]), 0) / tasks.length : 0,
     helps: tasks.filter((task) => solved(outcomes[task.id]) && !solved(h0Outcomes[task.id])).map((task) => task.id),
     hurts: tasks.filter((task) => !solved(outcomes[task.id]) && solved(h0Outcomes[task.id])).map((task) => task.id),
     byFeature: Object.fromEntries(
@@ -131,7 +132,9 @@ export function profileFrom(
       ]),
     ),
   };
-  const h0Rate = tasks.length ? tasks.reduce((sum, task) => sum + rate(h0Outcomes[task.id]), 0) / tasks.length : 0;
+  const h0Rate = tasks.length
+    ? tasks.reduce((sum, task) => sum + outcomeRate(h0Outcomes[task.id]), 0) / tasks.length
+    : 0;
   return { ...partial, summary: templateSummary(partial, h0Rate), summaryBy: 'template' };
 }
 

@@ -2,7 +2,7 @@ import { describeError, type Task } from '@harness-s/core';
 import { z } from 'zod';
 import type { ChatFunction } from './chat.js';
 import { LexicalIndex } from './lexical.js';
-import { type HarnessProfile, type ProfileSet, taskFeatures } from './profiles.js';
+import { type HarnessProfile, outcomeRate, type ProfileSet, taskFeatures } from './profiles.js';
 
 /**
  * Why harnesses are ranked. `rescue`: the task failed every attempt under H0, so what counts is how
@@ -39,10 +39,7 @@ const laplace = (successes: number, attempts: number): number => (successes + 1)
 export function taskWeights(profiles: ProfileSet, taskIds: readonly string[], purpose: RankPurpose = 'route') {
   const weights = new Map(taskIds.map((id) => [id, 1]));
   if (purpose === 'route') return weights;
-  const failure = (id: string) => {
-    const outcome = profiles.h0.outcomes[id];
-    return outcome && outcome.attempts > 0 ? 1 - outcome.successes / outcome.attempts : 1;
-  };
+  const failure = (id: string) => 1 - outcomeRate(profiles.h0.outcomes[id]);
   if (taskIds.every((id) => failure(id) === 0)) return weights;
   for (const id of taskIds) weights.set(id, failure(id));
   return weights;
@@ -76,7 +73,7 @@ export function pairedGain(task: Task, profiles: ProfileSet, harnessId: string):
       const own = profile.outcomes[id];
       const h0 = profiles.h0.outcomes[id];
       if (!own || !h0 || own.attempts === 0 || h0.attempts === 0) continue;
-      difference += own.successes / own.attempts - h0.successes / h0.attempts;
+      difference += outcomeRate(own) - outcomeRate(h0);
       attempts += 1;
     }
     sum += attempts > 0 ? difference / attempts : 0;
