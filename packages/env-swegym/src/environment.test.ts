@@ -138,6 +138,35 @@ describe('episodes', () => {
     expect(evaluation.success).toBe(false);
   });
 
+  it('reuses the grade of a patch already graded on the instance, and only of that patch', async () => {
+    const subject = task('embedded__intervals-1');
+    const oracle = subject.embedded?.oracle;
+    if (!oracle) throw new Error('embedded instance without oracle');
+    const before = { hits: environment.grades.hits, misses: environment.grades.misses };
+    const first = await attempt(subject, oracle.fix.map(editCommand));
+    const again = await attempt(subject, oracle.fix.map(editCommand));
+    const wrong = await attempt(subject, oracle.wrongFix.map(editCommand));
+    expect(environment.grades.hits - before.hits).toBe(1);
+    expect(environment.grades.misses - before.misses).toBe(2);
+    expect(again.details['report']).toEqual(first.details['report']);
+    expect(first.success).toBe(true);
+    expect(wrong.success).toBe(false);
+
+    // Off: every episode runs the tests, as SWE-bench grades.
+    const uncached = createSwegymEnvironment({ sandbox: 'local', cacheGrades: 'off' });
+    try {
+      for (let round = 0; round < 2; round++) {
+        const episode = await uncached.open(subject);
+        for (const command of oracle.fix.map(editCommand)) await episode.step({ tool: 'bash', arguments: { command } });
+        expect((await episode.evaluate()).success).toBe(true);
+        await episode.close();
+      }
+      expect({ hits: uncached.grades.hits, misses: uncached.grades.misses }).toEqual({ hits: 0, misses: 0 });
+    } finally {
+      await uncached.close();
+    }
+  });
+
   it('grades in a fresh sandbox when the agent broke its own beyond a reset', async () => {
     const subject = task('embedded__wordfreq-1');
     const evaluation = await attempt(subject, ['rm -rf .git'], false);

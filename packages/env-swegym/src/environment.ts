@@ -14,6 +14,7 @@ import { createDockerSandboxProvider } from './docker-provider.js';
 import { type ContainerLimits, containerLabels } from './docker-sandbox.js';
 import { embeddedInstancesPath } from './embedded-repos.js';
 import { SweEpisode } from './episode.js';
+import { GradeCache } from './grading.js';
 import type { SweTask } from './instance.js';
 import { createLocalSandboxProvider } from './local-sandbox.js';
 import { embeddedOraclePlan, goldPatchPlan, swegymEmptyPlan, swegymSkills } from './oracle-plan.js';
@@ -51,6 +52,12 @@ export interface SwegymEnvironmentOptions {
   runLabel?: string;
   /** Where embedded repositories are built. */
   repositoryCache?: string;
+  /**
+   * Reuse the grade of a patch already graded on the same instance instead of running its tests
+   * again: `embedded` (default; their tests are deterministic), `all`, or `off` (every episode
+   * grades in its sandbox, as SWE-bench does; for instances with flaky tests).
+   */
+  cacheGrades?: 'embedded' | 'all' | 'off';
 }
 
 /** The SWE-Gym environment with its sandbox pool, for tests and the bench. */
@@ -58,6 +65,8 @@ export interface SwegymEnvironment extends Environment<SweTask> {
   readonly pool: SandboxPool;
   readonly sandboxKind: string;
   readonly runLabel: string;
+  /** Grades reused by patch (see `cacheGrades`), with their hit and miss counts. */
+  readonly grades: GradeCache;
 }
 
 /**
@@ -82,6 +91,8 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
   });
   const commandTimeoutMs = options.commandTimeoutMs ?? 60_000;
   const maxOutputChars = options.maxOutputChars ?? 10_000;
+  const cacheGrades = options.cacheGrades ?? 'embedded';
+  const grades = new GradeCache();
 
   const imageOf = (task: SweTask): string | undefined => {
     if (provider.kind !== 'docker') return undefined;
@@ -103,6 +114,7 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
     pool,
     sandboxKind: provider.kind,
     runLabel,
+    grades,
 
     async loadTasks(source: TaskSource): Promise<TaskSet<SweTask>> {
       const shared = {
@@ -135,9 +147,11 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
       // An interrupted run drops the sandbox at once, killing whatever command is running in it.
       const onAbort = () => void pool.discard(sandbox);
       signal?.addEventListener('abort', onAbort, { once: true });
+      const cached = cacheGrades === 'all' || (cacheGrades === 'embedded' && task.embedded !== null);
       return new SweEpisode(task, sandbox, {
         commandTimeoutMs,
         maxOutputChars,
+        ...(cached ? { grades } : {}),
         release: async (used) => {
           signal?.removeEventListener('abort', onAbort);
           await pool.release(used);

@@ -1,6 +1,6 @@
 import type { Action, Check, Episode, Evaluation, ExecResult, StepResult, ToolSpec } from '@harness-s/core';
 import { type ExtractedPatch, extractPatch } from './git.js';
-import { type Grade, gradePatch } from './grading.js';
+import { type Grade, GradeCache, gradePatch } from './grading.js';
 import type { SweTask } from './instance.js';
 import type { SweSandbox } from './swe-sandbox.js';
 
@@ -36,6 +36,8 @@ export interface SweEpisodeOptions {
   release: (sandbox: SweSandbox) => Promise<void>;
   /** A fresh sandbox at the base commit, for grading when the agent broke its own beyond reset. */
   replace: (broken: SweSandbox) => Promise<SweSandbox>;
+  /** Grades of patches seen before on this instance, reused instead of running the tests again. */
+  grades?: GradeCache;
 }
 
 /** The observation of one command, in mini-swe-agent's format. */
@@ -129,13 +131,19 @@ export class SweEpisode implements Episode<SweTask> {
     // Without a submit (step limit), the changes made so far are the patch, as harnesses autosubmit.
     const extracted = this.submitted ?? (await extractPatch(this.sandbox.git(), this.task.instance.baseCommit));
     this.finished = true;
+    const patch = extracted.error ? null : extracted.patch;
+    const { grades } = this.options;
+    const key = grades ? GradeCache.key(this.task, patch) : '';
+    const known = grades?.get(key);
+    if (known) return this.toEvaluation(known, extracted, submitted);
     try {
       await this.sandbox.reset();
     } catch {
       // The agent broke the sandbox beyond a reset (deleted .git, filled the disk): grade in a new one.
       this.sandbox = await this.options.replace(this.sandbox);
     }
-    const grade = await gradePatch(this.sandbox, this.task, extracted.error ? null : extracted.patch);
+    const grade = await gradePatch(this.sandbox, this.task, patch);
+    grades?.set(key, grade);
     return this.toEvaluation(grade, extracted, submitted);
   }
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { InfrastructureError } from '@harness-s/core';
 import { z } from 'zod';
 import { testArgumentsFor } from './conventions.js';
@@ -218,4 +218,45 @@ export async function gradePatch(sandbox: SweSandbox, task: SweTask, patch: stri
     testLog: cutHeadAndTail(log, keptLogChars).text,
     applyLog,
   };
+}
+
+/**
+ * Grades already computed, by instance and patch. Grading a patch runs the instance's tests in a
+ * reset sandbox, so the same patch on the same instance (same base commit, test patch and test
+ * command) gets the same grade while the tests are deterministic; training repeats patches often
+ * (a policy that has learned a fix submits it again and again). A grade whose tests timed out is
+ * not kept. Oldest entries go first beyond `maxEntries`.
+ */
+export class GradeCache {
+  private readonly grades = new Map<string, Grade>();
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly maxEntries = 4096) {}
+
+  static key(task: SweTask, patch: string | null): string {
+    const hash = createHash('sha256');
+    for (const part of [task.id, task.instance.baseCommit, task.instance.testPatch, JSON.stringify(task.runtime)]) {
+      hash.update(part).update('\0');
+    }
+    hash.update(patch === null ? '\u0001none' : patch);
+    return hash.digest('hex');
+  }
+
+  get(key: string): Grade | undefined {
+    const grade = this.grades.get(key);
+    if (grade) this.hits += 1;
+    else this.misses += 1;
+    return grade;
+  }
+
+  set(key: string, grade: Grade): void {
+    if (grade.report.test_timed_out) return;
+    this.grades.set(key, grade);
+    if (this.grades.size > this.maxEntries) this.grades.delete(this.grades.keys().next().value as string);
+  }
+
+  get size(): number {
+    return this.grades.size;
+  }
 }
