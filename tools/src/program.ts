@@ -12,6 +12,7 @@ import { runTrain } from './commands/train.js';
 import { runWorker } from './commands/worker.js';
 import { environmentNames } from './environments.js';
 import { policyNames } from './policies.js';
+import { defaultReproduceEnvs } from './reproduce/settings.js';
 
 const integer =
   (name: string, minimum: number) =>
@@ -194,7 +195,10 @@ export function createProgram(): Command {
       'The whole method on the embedded environments with the simulated policy: pool, profiles, every method over seeds, ablations, tables, report.',
     )
     .option('--quick', 'a smaller run (about 2 minutes)')
-    .option('--envs <names...>', `environments (default: ${environmentNames().join(' ')})`)
+    .option(
+      '--envs <names...>',
+      `environments among ${environmentNames().join(', ')} (default: ${defaultReproduceEnvs.join(' ')})`,
+    )
     .option('--seeds <n...>', 'seeds (default 1 2 3)')
     .option('--concurrency <n>', 'attempts in flight at once, per training run', integer('--concurrency', 1), 4)
     .option(

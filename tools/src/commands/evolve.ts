@@ -41,6 +41,8 @@ export interface EvolveFlags {
   db?: string;
   sandbox?: string;
   quiet?: boolean;
+  /** Print the pool's table on stdout when done (default); a caller with its own report turns it off. */
+  printSummary?: boolean;
 }
 
 /**
@@ -166,7 +168,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
       process.off('SIGTERM', onSignal);
     }
     log(`${evaluated} harnesses evaluated in this run`);
-    process.stdout.write(`${formatPoolSummary(summary)}\nPool folder: ${out}\n`);
+    if (flags.printSummary !== false) process.stdout.write(`${formatPoolSummary(summary)}\nPool folder: ${out}\n`);
     return summary;
   } finally {
     await environment.close();

@@ -13,7 +13,13 @@ import { createProgress } from '../progress.js';
 import { createJobPool } from '../reproduce/job-pool.js';
 import { initialProfilesDirOf, poolDirOf, type ReproduceJob } from '../reproduce/jobs.js';
 import type { ResultRecord, Results } from '../reproduce/results.js';
-import { ablations, budgetFor, type EnvironmentBudget, reproduceMethods } from '../reproduce/settings.js';
+import {
+  ablations,
+  budgetFor,
+  defaultReproduceEnvs,
+  type EnvironmentBudget,
+  reproduceMethods,
+} from '../reproduce/settings.js';
 import { formatReproduceTables } from '../reproduce/tables.js';
 import { loadTaskSplits } from '../task-splits.js';
 import { runEvolve } from './evolve.js';
@@ -87,6 +93,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
         childrenPerDirection: 2,
         solved: 'majority',
         quiet: true,
+        printSummary: false,
       });
     }
     const pool = await loadPoolHarnesses(poolDir, env);
@@ -115,7 +122,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
  */
 export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[]> {
   const quick = flags.quick ?? false;
-  const envs = flags.envs ?? environmentNames();
+  const envs = flags.envs ?? [...defaultReproduceEnvs];
   for (const env of envs) {
     if (!environmentNames().includes(env))
       throw new ConfigError(`--envs: unknown environment '${env}'`, { code: 'bad-flag' });

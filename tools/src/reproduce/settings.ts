@@ -18,9 +18,11 @@ export interface EnvironmentBudget {
 }
 
 /**
- * Budgets of the default run and of `--quick`. Sized for a 2-core machine: the default finishes
- * within about 10 minutes, `--quick` within about 2. Slower environments (real test suites in
- * sandboxes) get smaller groups and fewer steps.
+ * Budgets of the default run and of `--quick`. Sized for a 2-core machine with one training run
+ * per core: the default (DBBench and AppWorld) finishes within 10 minutes, `--quick` within 2.
+ * Re-anchoring profiles the whole pool on the validation tasks, as much work as a training run,
+ * so the default re-anchors once, halfway. Slower environments (real test suites in sandboxes)
+ * get smaller groups and fewer steps.
  */
 export function budgetFor(env: string, quick: boolean): EnvironmentBudget {
   const slow = env === 'swegym';
@@ -31,8 +33,15 @@ export function budgetFor(env: string, quick: boolean): EnvironmentBudget {
   }
   return slow
     ? { steps: 6, batchSize: 4, k: 4, evalK: 3, evalEvery: 3, evolveRounds: 1, profileK: 2, reanchorEvery: 3 }
-    : { steps: 12, batchSize: 8, k: 8, evalK: 3, evalEvery: 3, evolveRounds: 2, profileK: 2, reanchorEvery: 4 };
+    : { steps: 12, batchSize: 8, k: 8, evalK: 3, evalEvery: 4, evolveRounds: 2, profileK: 2, reanchorEvery: 6 };
 }
+
+/**
+ * The environments of a reproduction without `--envs`: the two whose episodes run in this
+ * process. SWE-Gym runs real test suites in sandboxes (tens of process starts per attempt), so
+ * its part alone takes longer than the whole default run; `--envs dbbench appworld swegym` adds it.
+ */
+export const defaultReproduceEnvs = ['dbbench', 'appworld'] as const;
 
 /** The training methods compared, in table order. */
 export const reproduceMethods = ['grpo', 'h0-resample', 'mixture', 'harness-s'] as const;
