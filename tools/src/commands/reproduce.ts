@@ -220,9 +220,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     }
     await Promise.all(running);
   } finally {
-    // Let the jobs already started settle (a failed one rejects the whole run above).
-    await Promise.allSettled(running);
+    // After a failure the rest is abandoned: queued jobs are rejected, running ones stopped.
     await pool.close();
+    await Promise.allSettled(running);
     progress?.stop();
   }
   const records = results.filter((record): record is ResultRecord => record !== undefined);

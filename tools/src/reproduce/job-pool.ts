@@ -14,6 +14,7 @@ export type JobReply =
 export interface JobPool {
   readonly size: number;
   run(job: ReproduceJob): Promise<ResultRecord>;
+  /** Ends the pool: called once every job has settled, or at once to abandon the rest on a failure. */
   close(): Promise<void>;
 }
 
@@ -30,16 +31,22 @@ class InlinePool implements JobPool {
   readonly size = 1;
   private readonly cache = new ResourceCache();
   private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly onStep: (label: string) => void) {}
 
   run(job: ReproduceJob): Promise<ResultRecord> {
-    const result = this.tail.then(async () => runJob(job, await this.cache.get(job.root, job.env), this.onStep));
+    const result = this.tail.then(async () => {
+      if (this.closed) throw new Error('the job pool is closed');
+      return runJob(job, await this.cache.get(job.root, job.env), this.onStep);
+    });
     this.tail = result.catch(() => undefined);
     return result;
   }
 
+  /** Lets the job in progress finish; the queued ones are rejected. */
   async close(): Promise<void> {
+    this.closed = true;
     await this.tail;
     await this.cache.close();
   }
@@ -138,6 +145,7 @@ class WorkerPool implements JobPool {
     return slot;
   }
 
+  /** Queued jobs are rejected and busy workers stopped (a stopped run resumes from its checkpoint). */
   async close(): Promise<void> {
     this.broken ??= new Error('the job pool is closed');
     for (const pending of this.queue.splice(0)) pending.reject(this.broken);
