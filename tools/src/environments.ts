@@ -14,6 +14,16 @@ export interface EnvironmentOptions {
   appworldUrl?: string[];
 }
 
+/** The environment options among a command's flags, only those given. */
+export function environmentOptions(flags: EnvironmentOptions): EnvironmentOptions {
+  return {
+    ...(flags.scoring ? { scoring: flags.scoring } : {}),
+    ...(flags.db ? { db: flags.db } : {}),
+    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
+    ...(flags.appworldUrl?.length ? { appworldUrl: flags.appworldUrl } : {}),
+  };
+}
+
 const factories: Record<string, (options: EnvironmentOptions) => Environment> = {
   dbbench: (options) => {
     const scoring = options.scoring ?? 'v0.2';

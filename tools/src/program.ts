@@ -33,6 +33,13 @@ const number =
   };
 
 /** The `harness-s` command line, built fresh so tests can parse arguments in process. */
+/** Where and how an environment runs its episodes: the same flags on every command that opens them. */
+const scoringOption = () => new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']);
+const dbOption = () =>
+  new Option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...');
+const sandboxOption = () =>
+  new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']);
+
 export function createProgram(): Command {
   const program = new Command()
     .name('harness-s')
@@ -56,11 +63,9 @@ export function createProgram(): Command {
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (--policy openai)')
     .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
     .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
-    .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
-    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
-    .addOption(
-      new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']),
-    )
+    .addOption(scoringOption())
+    .addOption(dbOption())
+    .addOption(sandboxOption())
     .option('--appworld-url <urls...>', 'appworld: environment servers to run on (one task each at a time)')
     .option('--tasks <ids...>', 'only these task ids')
     .option('--limit <n>', 'only the first n tasks', integer('--limit', 1))
@@ -108,8 +113,8 @@ export function createProgram(): Command {
     .option('--data <file>', 'a task file to use instead of a shipped split')
     .option('--attempt <n>', 'which attempt of the task, when reading a run', integer('--attempt', 0), 0)
     .option('--harness <id>', 'which harness id, when reading a run with several')
-    .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
-    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
+    .addOption(scoringOption())
+    .addOption(dbOption())
     .action(async (flags) => {
       await runReplay(flags);
     });
@@ -156,6 +161,9 @@ export function createProgram(): Command {
       'adaptive router: LLM rankers (OpenAI-compatible) joining the vote, e.g. qwen3-8b@http://127.0.0.1:8000/v1',
     )
     .option('--summarizer <model@url>', "adaptive router: the model that writes the profiles' summaries")
+    .addOption(scoringOption())
+    .addOption(dbOption())
+    .addOption(sandboxOption())
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--out <dir>', 'run folder')
     .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
@@ -184,6 +192,9 @@ export function createProgram(): Command {
       '--summarizer <model@url>',
       'the model (OpenAI-compatible) that writes the summaries, e.g. qwen3-8b@http://127.0.0.1:8000/v1 (default: templates)',
     )
+    .addOption(scoringOption())
+    .addOption(dbOption())
+    .addOption(sandboxOption())
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runProfile(flags);
@@ -210,6 +221,8 @@ export function createProgram(): Command {
       '--pools <dir>',
       "load each environment's pool from DIR/<env>/ (e.g. an earlier run's pools folder) instead of evolving it",
     )
+    .addOption(dbOption())
+    .addOption(sandboxOption())
     .option('--out <dir>', 'run folder (rerun with the same --out to continue an interrupted run)')
     .option('--no-report', 'skip the HTML report')
     .option('--quiet', 'no progress output')
@@ -290,11 +303,9 @@ export function createProgram(): Command {
       60_000,
     )
     .option('--heartbeat <ms>', 'heartbeat log period (0: none)', integer('--heartbeat', 0), 10_000)
-    .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
-    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
-    .addOption(
-      new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']),
-    )
+    .addOption(scoringOption())
+    .addOption(dbOption())
+    .addOption(sandboxOption())
     .option('--quiet', 'no log output')
     .action(async (flags) => {
       await runWorker(flags);
@@ -337,11 +348,9 @@ export function createProgram(): Command {
     .option('--analyser-model <name>', 'model of the LLM failure analyser and proposer')
     .option('--model <name>', 'model name (--policy openai)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
-    .addOption(new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']))
-    .option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...')
-    .addOption(
-      new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']),
-    )
+    .addOption(scoringOption())
+    .addOption(dbOption())
+    .addOption(sandboxOption())
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runEvolve(flags);

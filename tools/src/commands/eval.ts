@@ -10,7 +10,7 @@ import {
   type TaskSet,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
-import { createEnvironment } from '../environments.js';
+import { createEnvironment, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
 import { createPolicy } from '../policies.js';
 import { createProgress } from '../progress.js';
@@ -69,12 +69,7 @@ const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').s
 /** `harness-s eval`: k attempts per task under one harness; prints Pass@k and Avg@k; writes a run folder. */
 export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
-  const environment = createEnvironment(flags.env, {
-    ...(flags.scoring ? { scoring: flags.scoring } : {}),
-    ...(flags.db ? { db: flags.db } : {}),
-    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
-    ...(flags.appworldUrl?.length ? { appworldUrl: flags.appworldUrl } : {}),
-  });
+  const environment = createEnvironment(flags.env, environmentOptions(flags));
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
     const policy = createPolicy(flags);

@@ -13,7 +13,7 @@ import {
   type SolvedRule,
 } from '@harness-s/harness-dsh';
 import { createOpenAIPolicy } from '@harness-s/policy';
-import { createEnvironment } from '../environments.js';
+import { createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { createPolicy } from '../policies.js';
 import { createProgress, type Progress } from '../progress.js';
@@ -70,11 +70,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
   if (Boolean(flags.analyserUrl) !== Boolean(flags.analyserModel)) {
     throw new ConfigError('--analyser-url and --analyser-model go together', { code: 'bad-flag' });
   }
-  const environment = createEnvironment(flags.env, {
-    ...(flags.scoring ? { scoring: flags.scoring } : {}),
-    ...(flags.db ? { db: flags.db } : {}),
-    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
-  });
+  const environment = createEnvironment(flags.env, environmentOptions(flags));
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };

@@ -2,14 +2,14 @@ import { resolve } from 'node:path';
 import { ConfigError } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { buildProfiles, type ProfileSet, writeProfiles } from '@harness-s/router';
-import { createEnvironment } from '../environments.js';
+import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { profileSummarizer } from '../llm.js';
 import { createPolicy } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits } from '../task-splits.js';
 
-export interface ProfileFlags {
+export interface ProfileFlags extends EnvironmentOptions {
   env: string;
   pool: string;
   out: string;
@@ -27,7 +27,7 @@ export interface ProfileFlags {
 
 /** `harness-s profile`: behaviour profiles of H0 and every pool variant on the validation split. */
 export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
-  const environment = createEnvironment(flags.env);
+  const environment = createEnvironment(flags.env, environmentOptions(flags));
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
     const pool = await loadPoolHarnesses(flags.pool, flags.env);

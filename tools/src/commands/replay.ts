@@ -9,7 +9,7 @@ import {
   Trajectory,
 } from '@harness-s/core';
 import { z } from 'zod';
-import { createEnvironment } from '../environments.js';
+import { createEnvironment, environmentOptions } from '../environments.js';
 
 export interface ReplayFlags {
   env: string;
@@ -80,12 +80,7 @@ export async function runReplay(
   /** An open environment to reuse (it is then left open); by default one is made and closed. */
   shared?: Environment,
 ) {
-  const environment =
-    shared ??
-    createEnvironment(flags.env, {
-      ...(flags.scoring ? { scoring: flags.scoring } : {}),
-      ...(flags.db ? { db: flags.db } : {}),
-    });
+  const environment = shared ?? createEnvironment(flags.env, environmentOptions(flags));
   try {
     const taskSet = await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' });
     const task = taskSet.tasks.find((item) => item.id === flags.task);

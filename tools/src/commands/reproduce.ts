@@ -6,7 +6,7 @@ import { ConfigError, writeJsonAtomic } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
-import { createEnvironment, environmentNames } from '../environments.js';
+import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
@@ -34,6 +34,10 @@ export interface ReproduceFlags {
   jobs?: number;
   /** Load each environment's pool from `<pools>/<env>/` instead of evolving it. */
   pools?: string;
+  /** DBBench's database (`postgres://...`, `mysql://...`; embedded PGlite by default). */
+  db?: string;
+  /** Where SWE-Gym's episodes run: `local` (default) or `docker`. */
+  sandbox?: string;
   report?: boolean;
   quiet?: boolean;
 }
@@ -48,6 +52,7 @@ interface PrepareOptions {
   concurrency: number;
   /** A folder of pools by environment (`<pools>/<env>/`) to load instead of evolving. */
   pools?: string;
+  environmentOptions: EnvironmentOptions;
   log: (line: string) => void;
 }
 
@@ -64,7 +69,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
     log(`${env}: pool and initial profiles already in ${root}`);
     return;
   }
-  const environment = createEnvironment(env);
+  const environment = createEnvironment(env, options.environmentOptions);
   try {
     const splits = await loadTaskSplits(environment);
     if (options.pools) {
@@ -94,6 +99,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
         solved: 'majority',
         quiet: true,
         printSummary: false,
+        ...options.environmentOptions,
       });
     }
     const pool = await loadPoolHarnesses(poolDir, env);
@@ -129,6 +135,10 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   }
   const seeds = flags.seeds ?? [1, 2, 3];
   const jobs = flags.jobs ?? defaultJobs();
+  const where = environmentOptions({
+    ...(flags.db ? { db: flags.db } : {}),
+    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
+  });
   if (!Number.isInteger(jobs) || jobs < 1)
     throw new ConfigError(`--jobs must be a positive integer, got ${jobs}`, { code: 'bad-flag' });
   if (flags.pools) {
@@ -156,6 +166,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     quick,
     jobs,
     ...(flags.pools ? { pools: resolve(flags.pools) } : {}),
+    // Where episodes ran; a database URL's credentials stay out of the record.
+    ...(where.db ? { db: where.db.replace(/\/\/[^/@]*@/, '//') } : {}),
+    ...(where.sandbox ? { sandbox: where.sandbox } : {}),
     budgets: Object.fromEntries(envs.map((env) => [env, budgetFor(env, quick)])),
     policy: new SimulatedPolicy().describe(),
     createdAt: new Date().toISOString(),
@@ -198,6 +211,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         env,
         budget,
         concurrency: flags.concurrency,
+        environmentOptions: where,
         log,
         ...(flags.pools ? { pools: flags.pools } : {}),
       });
@@ -208,7 +222,16 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         ];
         for (const { method, variant } of variants) {
           const index = results.push(undefined) - 1;
-          const job: ReproduceJob = { env, method, variant, seed, root, budget, concurrency: flags.concurrency };
+          const job: ReproduceJob = {
+            env,
+            method,
+            variant,
+            seed,
+            root,
+            budget,
+            concurrency: flags.concurrency,
+            environmentOptions: where,
+          };
           running.push(
             pool.run(job).then((record) => {
               results[index] = record;

@@ -4,13 +4,13 @@ import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
 import { AdaptiveRouter, readProfiles } from '@harness-s/router';
-import { createEnvironment } from '../environments.js';
+import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits } from '../task-splits.js';
 
-export interface TrainFlags {
+export interface TrainFlags extends EnvironmentOptions {
   env: string;
   method: string;
   steps: number;
@@ -54,7 +54,7 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
 /** `harness-s train`: complementary harness rescue training with the simulated policy. */
 export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
-  const environment = createEnvironment(flags.env);
+  const environment = createEnvironment(flags.env, environmentOptions(flags));
   let runner: QueueRunner | undefined;
   try {
     const h0 = await resolveHarness(flags.env, 'h0');

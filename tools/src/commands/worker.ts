@@ -1,7 +1,7 @@
 import { InfrastructureError } from '@harness-s/core';
 import { createHarness } from '@harness-s/harness-dsh';
 import { checkRedisUrl, pingRedis, redactRedisUrl, startRolloutWorker } from '@harness-s/queue';
-import { createEnvironment } from '../environments.js';
+import { createEnvironment, environmentOptions } from '../environments.js';
 import { policyFromDescription } from '../policies.js';
 
 export interface WorkerFlags {
@@ -44,11 +44,7 @@ export async function runWorker(flags: WorkerFlags): Promise<void> {
       code: 'queue-unreachable',
     });
   }
-  const environment = createEnvironment(flags.env, {
-    ...(flags.scoring ? { scoring: flags.scoring } : {}),
-    ...(flags.db ? { db: flags.db } : {}),
-    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
-  });
+  const environment = createEnvironment(flags.env, environmentOptions(flags));
   const signals: Array<[NodeJS.Signals, () => void]> = [];
   try {
     const worker = await startRolloutWorker({

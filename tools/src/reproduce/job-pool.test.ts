@@ -17,6 +17,7 @@ describe('the reproduction job pool, one job at a time', () => {
       root,
       budget: budgetFor('dbbench', true),
       concurrency: 1,
+      environmentOptions: {},
     });
     const steps: string[] = [];
     const pool = createJobPool(1, (label) => steps.push(label));

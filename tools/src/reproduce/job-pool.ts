@@ -38,7 +38,7 @@ class InlinePool implements JobPool {
   run(job: ReproduceJob): Promise<ResultRecord> {
     const result = this.tail.then(async () => {
       if (this.closed) throw new Error('the job pool is closed');
-      return runJob(job, await this.cache.get(job.root, job.env), this.onStep);
+      return runJob(job, await this.cache.get(job), this.onStep);
     });
     this.tail = result.catch(() => undefined);
     return result;

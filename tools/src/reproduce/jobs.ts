@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Environment, Harness, Task } from '@harness-s/core';
 import { builtInHarnesses, resolveHarness } from '@harness-s/harness-dsh';
 import { AdaptiveRouter, buildProfiles, type ProfileSet, readProfiles, writeProfiles } from '@harness-s/router';
-import { createEnvironment } from '../environments.js';
+import { createEnvironment, type EnvironmentOptions } from '../environments.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
 import type { ResultRecord } from './results.js';
@@ -20,6 +20,8 @@ export interface ReproduceJob {
   budget: EnvironmentBudget;
   /** Attempts in flight at once within the run. */
   concurrency: number;
+  /** Where the environment runs episodes (`db`, `sandbox`); its embedded defaults when empty. */
+  environmentOptions: EnvironmentOptions;
 }
 
 /** Where a reproduction keeps an environment's pool and its profiles anchored on the initial policy. */
@@ -39,8 +41,12 @@ export interface EnvironmentResources {
 const familiesOf = (env: string): string[] => builtInHarnesses(env).filter((name) => !name.startsWith('h0'));
 
 /** Opens the environment and reads the pool and initial profiles that its preparation wrote. */
-export async function openEnvironmentResources(root: string, env: string): Promise<EnvironmentResources> {
-  const environment = createEnvironment(env);
+export async function openEnvironmentResources(
+  root: string,
+  env: string,
+  options: EnvironmentOptions = {},
+): Promise<EnvironmentResources> {
+  const environment = createEnvironment(env, options);
   try {
     const [splits, h0, pool, initialProfiles] = await Promise.all([
       loadTaskSplits(environment),
@@ -59,11 +65,11 @@ export async function openEnvironmentResources(root: string, env: string): Promi
 export class ResourceCache {
   private readonly open = new Map<string, Promise<EnvironmentResources>>();
 
-  get(root: string, env: string): Promise<EnvironmentResources> {
-    const key = `${root}\0${env}`;
+  get(job: ReproduceJob): Promise<EnvironmentResources> {
+    const key = JSON.stringify([job.root, job.env, job.environmentOptions]);
     let resources = this.open.get(key);
     if (!resources) {
-      resources = openEnvironmentResources(root, env);
+      resources = openEnvironmentResources(job.root, job.env, job.environmentOptions);
       // A failed open is not cached, so a later job may try again.
       resources.catch(() => this.open.delete(key));
       this.open.set(key, resources);

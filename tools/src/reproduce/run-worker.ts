@@ -19,7 +19,7 @@ port.on('message', async (request: JobRequest) => {
   }
   const job: ReproduceJob = request.job;
   try {
-    const record = await runJob(job, await cache.get(job.root, job.env), (label) => post({ kind: 'step', label }));
+    const record = await runJob(job, await cache.get(job), (label) => post({ kind: 'step', label }));
     post({ kind: 'done', id: request.id, record });
   } catch (error) {
     const { message, stack } = error as Error;
