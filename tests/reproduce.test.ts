@@ -86,11 +86,25 @@ describe('harness-s reproduce', () => {
     expect(actual).toEqual(expected);
   }, 420_000);
 
-  it('names a --pools folder that lacks an environment, before any work', async () => {
+  it('refuses, before any work, a --pools folder that lacks an environment and a shared PGlite folder', async () => {
     const base = await mkdtemp(join(tmpdir(), 'reproduce-'));
     const run = await runCli([...quick, '--pools', join(base, 'nowhere'), '--out', join(base, 'out')]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(join(base, 'nowhere', 'dbbench'));
+    expect(existsSync(join(base, 'out'))).toBe(false);
+
+    // One PGlite folder cannot serve two training runs at once.
+    const shared = await runCli([
+      ...quick,
+      '--jobs',
+      '2',
+      '--db',
+      `pglite:${join(base, 'cluster')}`,
+      '--out',
+      join(base, 'out'),
+    ]);
+    expect(shared.code).not.toBe(0);
+    expect(shared.stderr).toMatch(/PGlite folder serves one process at a time; use --jobs 1/);
     expect(existsSync(join(base, 'out'))).toBe(false);
   }, 60_000);
 });

@@ -32,7 +32,6 @@ const number =
     return parsed;
   };
 
-/** The `harness-s` command line, built fresh so tests can parse arguments in process. */
 /** Where and how an environment runs its episodes: the same flags on every command that opens them. */
 const scoringOption = () => new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']);
 const dbOption = () =>
@@ -40,6 +39,7 @@ const dbOption = () =>
 const sandboxOption = () =>
   new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']);
 
+/** The `harness-s` command line, built fresh so tests can parse arguments in process. */
 export function createProgram(): Command {
   const program = new Command()
     .name('harness-s')

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
 /**
@@ -48,7 +49,8 @@ async function saveDataDir(engine: PGlite): Promise<Blob | null> {
     const dump = await engine.dumpDataDir('gzip');
     const file = pgliteCacheFile();
     await mkdir(join(file, '..'), { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
+    // Unique per writer: worker threads of one process may save at the same time.
+    const temporary = `${file}.${process.pid}.${threadId}.tmp`;
     await writeFile(temporary, Buffer.from(await dump.arrayBuffer()));
     await rename(temporary, file);
     return dump;

@@ -3,6 +3,7 @@ import { cp } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, writeJsonAtomic } from '@harness-s/core';
+import { parseDatabaseUrl } from '@harness-s/env-dbbench';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
@@ -141,6 +142,12 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   });
   if (!Number.isInteger(jobs) || jobs < 1)
     throw new ConfigError(`--jobs must be a positive integer, got ${jobs}`, { code: 'bad-flag' });
+  const target = where.db ? parseDatabaseUrl(where.db) : undefined;
+  if (jobs > 1 && target?.engine === 'pglite' && target.dataDir !== undefined)
+    throw new ConfigError(
+      `--db ${where.db}: a PGlite folder serves one process at a time; use --jobs 1, or pglite: (in memory) or a server`,
+      { code: 'bad-flag' },
+    );
   if (flags.pools) {
     for (const env of envs) {
       if (!existsSync(join(resolve(flags.pools), env)))
