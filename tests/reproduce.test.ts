@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,30 @@ function runCli(args: string[]): Promise<CliRun> {
   });
 }
 
+/** Starts a run in its own process group and kills the group with SIGKILL once `records` are saved. */
+function runAndKill(args: string[], resultsFile: string, records: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [...cli, ...args], { cwd: root, stdio: 'ignore', detached: true });
+    const deadline = Date.now() + 180_000;
+    const timer = setInterval(() => {
+      let saved = 0;
+      try {
+        saved = (JSON.parse(readFileSync(resultsFile, 'utf8')) as { records: unknown[] }).records.length;
+      } catch {
+        // Not written yet.
+      }
+      if (saved >= records || Date.now() > deadline) {
+        clearInterval(timer);
+        process.kill(-(child.pid as number), 'SIGKILL');
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('exit', (_, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`the reproduction ended by itself (${signal})`)),
+    );
+  });
+}
+
 /** A result record without what depends on the clock. */
 const timeless = (record: unknown) =>
   JSON.parse(JSON.stringify(record, (key, value) => (/seconds|duration|At$/i.test(key) ? undefined : value)));
@@ -44,7 +68,7 @@ async function records(dir: string): Promise<unknown[]> {
 const quick = ['reproduce', '--quick', '--envs', 'dbbench', '--seeds', '1'];
 
 describe('harness-s reproduce', () => {
-  it('gives the same records with training runs in worker threads as one after another, and reuses a pool', async () => {
+  it('gives the same records in worker threads as one run after another, reuses a pool, and resumes after SIGKILL', async () => {
     const base = await mkdtemp(join(tmpdir(), 'reproduce-'));
     const parallel = join(base, 'parallel');
     const serial = join(base, 'serial');
@@ -84,7 +108,16 @@ describe('harness-s reproduce', () => {
       'rescue-4x2',
     ]);
     expect(actual).toEqual(expected);
-  }, 420_000);
+
+    // Killed with SIGKILL after its first saved record, then rerun on the same folder: the same records.
+    const killed = join(base, 'killed');
+    const again = [...quick, '--jobs', '2', '--pools', join(parallel, 'pools'), '--out', killed, '--no-report'];
+    await runAndKill(again, join(killed, 'results.json'), 1);
+    expect((await records(killed)).length).toBeLessThan(expected.length);
+    const resumed = await runCli(again);
+    expect(resumed.code).toBe(0);
+    expect(await records(killed)).toEqual(expected);
+  }, 600_000);
 
   it('refuses, before any work, a --pools folder that lacks an environment and a shared PGlite folder', async () => {
     const base = await mkdtemp(join(tmpdir(), 'reproduce-'));

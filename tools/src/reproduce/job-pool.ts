@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { type ErrorCategory, HarnessError } from '@harness-s/core';
 import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 import type { ResultRecord } from './results.js';
 
@@ -8,7 +9,14 @@ export type JobRequest = { kind: 'run'; id: number; job: ReproduceJob } | { kind
 export type JobReply =
   | { kind: 'step'; label: string }
   | { kind: 'done'; id: number; record: ResultRecord }
-  | { kind: 'failed'; id: number; message: string; stack?: string };
+  | {
+      kind: 'failed';
+      id: number;
+      message: string;
+      stack?: string;
+      /** Set when the worker's error was one of this project's (its class does not cross threads). */
+      harness?: { name: string; category: ErrorCategory; code: string };
+    };
 
 /** Runs reproduction jobs, at most `size` at once; results do not depend on `size`. */
 export interface JobPool {
@@ -63,6 +71,17 @@ interface Slot {
   worker: Worker;
   current?: Pending;
   exited: Promise<void>;
+}
+
+/** The worker's error in this thread, as a HarnessError when it was one (so the CLI reports it as such). */
+function rebuildError(reply: Extract<JobReply, { kind: 'failed' }>): Error {
+  let error: Error;
+  if (reply.harness) {
+    error = new HarnessError(reply.harness.category, reply.message, { code: reply.harness.code });
+    error.name = reply.harness.name;
+  } else error = new Error(reply.message);
+  if (reply.stack) error.stack = reply.stack;
+  return error;
 }
 
 /**
@@ -123,11 +142,7 @@ class WorkerPool implements JobPool {
       if (!pending || pending.id !== reply.id) return;
       slot.current = undefined;
       if (reply.kind === 'done') pending.resolve(reply.record);
-      else {
-        const error = new Error(reply.message);
-        if (reply.stack) error.stack = reply.stack;
-        pending.reject(error);
-      }
+      else pending.reject(rebuildError(reply));
       this.dispatch();
     });
     const fail = (error: Error) => {

@@ -3,6 +3,7 @@
  * and reports each training step and each finished run to the main thread.
  */
 import { parentPort } from 'node:worker_threads';
+import { HarnessError } from '@harness-s/core';
 import type { JobReply, JobRequest } from './job-pool.js';
 import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 
@@ -23,6 +24,14 @@ port.on('message', async (request: JobRequest) => {
     post({ kind: 'done', id: request.id, record });
   } catch (error) {
     const { message, stack } = error as Error;
-    post({ kind: 'failed', id: request.id, message: String(message ?? error), ...(stack ? { stack } : {}) });
+    post({
+      kind: 'failed',
+      id: request.id,
+      message: String(message ?? error),
+      ...(stack ? { stack } : {}),
+      ...(HarnessError.isInstance(error)
+        ? { harness: { name: error.name, category: error.category, code: error.code } }
+        : {}),
+    });
   }
 });

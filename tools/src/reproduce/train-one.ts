@@ -140,7 +140,8 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
       ...(router ? { router } : {}),
       trainer,
       dir,
-      resume: existsSync(join(dir, 'checkpoints', 'latest.json')),
+      // A run stopped before its first checkpoint has only its config: it starts over in place.
+      resume: existsSync(join(dir, 'checkpoints', 'latest.json')) || existsSync(join(dir, 'config.json')),
       record: { variant },
       onProgress: (progress) => {
         if (progress.phase === 'done')
