@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveHarness } from '@harness-s/harness-dsh';
@@ -7,13 +7,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from '../environments.js';
 import { loadTaskSplits } from '../task-splits.js';
 import { budgetFor } from './settings.js';
-import { trainOne } from './train-one.js';
+import { dropAnchorsAfterCheckpoint, trainOne } from './train-one.js';
 
 const environment = createEnvironment('dbbench');
 afterAll(() => environment.close());
 
 describe('one training run of a reproduction', () => {
-  it('starts over in place when it was stopped before its first checkpoint', async () => {
+  it('starts over in place when stopped before its first checkpoint, and forgets anchors logged after one', async () => {
     const root = await mkdtemp(join(tmpdir(), 'train-one-'));
     const dir = join(root, 'train', 'dbbench', 'main', 'grpo', 'seed-1');
     // What a run folder holds between opening and its first step.
@@ -39,5 +39,11 @@ describe('one training run of a reproduction', () => {
     });
     expect(record.steps).toBe(2);
     expect(record.runDir).toBe(join('train', 'dbbench', 'main', 'grpo', 'seed-1'));
+
+    // Anchors logged after the last checkpoint (step 2) are dropped before a resume, a cut line too.
+    const line = (anchoredAtStep: number) => JSON.stringify({ step: anchoredAtStep + 1, anchoredAtStep });
+    await writeFile(join(dir, 'router.jsonl'), `${line(1)}\n${line(2)}\n{"step": 4, "anch`);
+    await dropAnchorsAfterCheckpoint(dir);
+    expect(await readFile(join(dir, 'router.jsonl'), 'utf8')).toBe(`${line(1)}\n`);
   });
 });

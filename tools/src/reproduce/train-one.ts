@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
   Checkpoint,
@@ -33,6 +33,30 @@ export interface TrainOneOptions {
   initialProfiles: ProfileSet;
   /** Told after every training step, with what is training (`dbbench harness-s seed 2, fixed-profiles`). */
   onStep?: (label: string) => void;
+}
+
+/**
+ * Before a run resumes, forgets the anchors its router logged after the last checkpoint: the
+ * resumed steps anchor again and log them anew, so `router.jsonl` holds each anchor once.
+ */
+export async function dropAnchorsAfterCheckpoint(dir: string): Promise<void> {
+  const logPath = join(dir, 'router.jsonl');
+  if (!existsSync(logPath)) return;
+  const checkpointPath = join(dir, 'checkpoints', 'latest.json');
+  const done = existsSync(checkpointPath)
+    ? parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step
+    : 0;
+  const kept = (await readFile(logPath, 'utf8'))
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .filter((line) => {
+      try {
+        return (JSON.parse(line) as { anchoredAtStep: number }).anchoredAtStep < done;
+      } catch {
+        return false; // a line cut short by the kill
+      }
+    });
+  await writeFile(logPath, kept.map((line) => `${line}\n`).join(''));
 }
 
 /** Share of tasks whose Rank-1 choice under these profiles is H0. */
@@ -121,6 +145,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
     const checkpointPath = join(dir, 'checkpoints', 'latest.json');
     trainer.restore(parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).trainer);
   } else {
+    await dropAnchorsAfterCheckpoint(dir);
     summary = await train({
       config: {
         method,
