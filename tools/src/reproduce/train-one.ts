@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
   Checkpoint,
@@ -12,6 +12,7 @@ import {
   type Task,
   TrainSummary,
   train,
+  truncateAfterStep,
 } from '@harness-s/core';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { AdaptiveRouter, type ProfileSet } from '@harness-s/router';
@@ -40,23 +41,16 @@ export interface TrainOneOptions {
  * resumed steps anchor again and log them anew, so `router.jsonl` holds each anchor once.
  */
 export async function dropAnchorsAfterCheckpoint(dir: string): Promise<void> {
-  const logPath = join(dir, 'router.jsonl');
-  if (!existsSync(logPath)) return;
   const checkpointPath = join(dir, 'checkpoints', 'latest.json');
   const done = existsSync(checkpointPath)
     ? parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step
     : 0;
-  const kept = (await readFile(logPath, 'utf8'))
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .filter((line) => {
-      try {
-        return (JSON.parse(line) as { anchoredAtStep: number }).anchoredAtStep < done;
-      } catch {
-        return false; // a line cut short by the kill
-      }
-    });
-  await writeFile(logPath, kept.map((line) => `${line}\n`).join(''));
+  // An anchor made at the start of step `done + 1` or later is made again when that step reruns.
+  await truncateAfterStep(
+    join(dir, 'router.jsonl'),
+    done - 1,
+    (value) => (value as { anchoredAtStep: number }).anchoredAtStep,
+  );
 }
 
 /** Share of tasks whose Rank-1 choice under these profiles is H0. */

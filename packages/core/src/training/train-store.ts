@@ -69,8 +69,11 @@ export const Checkpoint = z.object({
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 
-/** Keeps only the lines of a JSONL file whose step is at most `step` (atomic rewrite). */
-async function truncateAfterStep(path: string, step: number, stepOf: (value: unknown) => number): Promise<void> {
+/**
+ * Keeps only the lines of a JSONL file whose step is at most `step` (atomic rewrite; a line cut
+ * short at the end, as a kill leaves it, goes too). What a resumed run drops of its logs.
+ */
+export async function truncateAfterStep(path: string, step: number, stepOf: (value: unknown) => number): Promise<void> {
   if (!existsSync(path)) return;
   const lines = await readJsonl(path, { tolerateTornTail: true });
   const kept = lines.filter(({ value }) => stepOf(value) <= step).map(({ value }) => JSON.stringify(value));
