@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, type Harness, writeJsonAtomic } from '@harness-s/core';
 import { parseDatabaseUrl } from '@harness-s/env-dbbench';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy } from '@harness-s/policy';
@@ -73,10 +73,11 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
   const environment = createEnvironment(env, options.environmentOptions);
   try {
     const splits = await loadTaskSplits(environment);
+    let pool: Harness[];
     if (options.pools) {
       const from = resolve(options.pools, env);
-      // Loading checks every variant before anything is copied.
-      await loadPoolHarnesses(from, env);
+      // Loading checks every variant (errors name the user's files) before anything is copied.
+      pool = await loadPoolHarnesses(from, env);
       await cp(from, poolDir, { recursive: true });
       log(`${env}: sibling pool loaded from ${from}`);
     } else {
@@ -102,8 +103,8 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
         printSummary: false,
         ...options.environmentOptions,
       });
+      pool = await loadPoolHarnesses(poolDir, env);
     }
-    const pool = await loadPoolHarnesses(poolDir, env);
     const profiles = await buildProfiles({
       environment,
       tasks: splits.validation,
