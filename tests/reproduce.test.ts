@@ -1,59 +1,17 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runAndKill, runCli } from './src/cli-process.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = ['--conditions=source', join(root, 'tools/src/cli.ts')];
-const tsx = join(root, 'node_modules/.bin/tsx');
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [...cli, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Starts a run in its own process group and kills the group with SIGKILL once `records` are saved. */
-function runAndKill(args: string[], resultsFile: string, records: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [...cli, ...args], { cwd: root, stdio: 'ignore', detached: true });
-    const deadline = Date.now() + 180_000;
-    const timer = setInterval(() => {
-      let saved = 0;
-      try {
-        saved = (JSON.parse(readFileSync(resultsFile, 'utf8')) as { records: unknown[] }).records.length;
-      } catch {
-        // Not written yet.
-      }
-      if (saved >= records || Date.now() > deadline) {
-        clearInterval(timer);
-        process.kill(-(child.pid as number), 'SIGKILL');
-      }
-    }, 20);
-    child.on('error', reject);
-    child.on('exit', (_, signal) =>
-      signal === 'SIGKILL' ? resolve() : reject(new Error(`the reproduction ended by itself (${signal})`)),
-    );
-  });
+/** Records saved so far in a reproduction's results.json (0 before the first). */
+function savedRecords(resultsFile: string): number {
+  try {
+    return (JSON.parse(readFileSync(resultsFile, 'utf8')) as { records: unknown[] }).records.length;
+  } catch {
+    return 0;
+  }
 }
 
 /** A result record without what depends on the clock. */
@@ -112,7 +70,7 @@ describe('harness-s reproduce', () => {
     // Killed with SIGKILL after its first saved record, then rerun on the same folder: the same records.
     const killed = join(base, 'killed');
     const again = [...quick, '--jobs', '2', '--pools', join(parallel, 'pools'), '--out', killed, '--no-report'];
-    await runAndKill(again, join(killed, 'results.json'), 1);
+    await runAndKill(again, () => savedRecords(join(killed, 'results.json')) >= 1);
     expect((await records(killed)).length).toBeLessThan(expected.length);
     const resumed = await runCli(again);
     expect(resumed.code).toBe(0);

@@ -1,0 +1,57 @@
+/**
+ * The `harness-s` command line as a child process, from source (through tsx), for end-to-end tests
+ * that run it whole, kill it, and run it again.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root, where the CLI runs. */
+export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = join(repositoryRoot, 'node_modules/.bin/tsx');
+const cli = ['--conditions=source', join(repositoryRoot, 'tools/src/cli.ts')];
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to its end; its exit code and what it printed. */
+export function runCli(args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [...cli, ...args], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * Starts the CLI in its own process group and kills the whole group with SIGKILL (tsx runs the
+ * CLI in a child process) once `ready()` holds, or after `timeoutMs`. Rejects when the run ends
+ * by itself first.
+ */
+export function runAndKill(args: string[], ready: () => boolean, timeoutMs = 180_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [...cli, ...args], { cwd: repositoryRoot, stdio: 'ignore', detached: true });
+    const deadline = Date.now() + timeoutMs;
+    const timer = setInterval(() => {
+      if (ready() || Date.now() > deadline) {
+        clearInterval(timer);
+        process.kill(-(child.pid as number), 'SIGKILL');
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('exit', (_, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`the run ended by itself (${signal})`)),
+    );
+  });
+}
