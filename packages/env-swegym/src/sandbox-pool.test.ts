@@ -81,6 +81,21 @@ describe('SandboxPool', () => {
     expect(pool.inUse).toBe(0);
   });
 
+  it('destroys what is made or returned while the pool is being destroyed, instead of keeping it', async () => {
+    const provider = fakeProvider();
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });
+    const returning = (await pool.acquire('img', workspace('a'))) as FakeSandbox;
+    // Released (its reset in flight) and another being made when the pool is destroyed.
+    const released = pool.release(returning);
+    const making = pool.acquire('img', workspace('b'));
+    await pool.destroyAll();
+    await released;
+    await expect(making).rejects.toThrow(/closed/);
+    expect(provider.made).toHaveLength(2);
+    expect(provider.made.every((sandbox) => sandbox.destroyed)).toBe(true);
+    expect({ inUse: pool.inUse, idle: pool.idleCount }).toEqual({ inUse: 0, idle: 0 });
+  });
+
   it('destroys a sandbox whose reset fails instead of reusing it', async () => {
     const provider = fakeProvider();
     const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });

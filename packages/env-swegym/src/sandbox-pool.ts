@@ -1,4 +1,4 @@
-import { describeError } from '@harness-s/core';
+import { describeError, InfrastructureError } from '@harness-s/core';
 import { type SweSandbox, type SweSandboxProvider, type Workspace, workspaceKey } from './swe-sandbox.js';
 
 export interface SandboxPoolOptions {
@@ -32,6 +32,8 @@ export interface PoolStats {
 export class SandboxPool {
   private idle: SweSandbox[] = [];
   private readonly busy = new Set<SweSandbox>();
+  /** Set by destroyAll: a sandbox made or returned afterwards (work still in flight) is destroyed. */
+  private closed = false;
   readonly stats: PoolStats = { created: 0, reused: 0, retargeted: 0, destroyed: 0, resetFailures: 0 };
 
   constructor(private readonly options: SandboxPoolOptions) {}
@@ -78,6 +80,13 @@ export class SandboxPool {
       labels: this.options.labels,
     });
     this.stats.created += 1;
+    if (this.closed) {
+      await this.discard(sandbox);
+      throw new InfrastructureError('the sandbox pool was closed while a sandbox was being made', {
+        code: 'pool-closed',
+        retryable: false,
+      });
+    }
     this.busy.add(sandbox);
     try {
       signal?.throwIfAborted();
@@ -98,7 +107,7 @@ export class SandboxPool {
   /** Returns a sandbox: reset and kept warm, or destroyed (no reuse, a failed reset, too many idle). */
   async release(sandbox: SweSandbox): Promise<void> {
     if (!this.busy.delete(sandbox)) return;
-    if (!this.options.reuse) {
+    if (!this.options.reuse || this.closed) {
       await this.discard(sandbox);
       return;
     }
@@ -106,6 +115,10 @@ export class SandboxPool {
       await sandbox.reset();
     } catch {
       this.stats.resetFailures += 1;
+      await this.discard(sandbox);
+      return;
+    }
+    if (this.closed) {
       await this.discard(sandbox);
       return;
     }
@@ -128,8 +141,12 @@ export class SandboxPool {
     this.stats.destroyed += 1;
   }
 
-  /** Destroys every sandbox, idle or in use. */
+  /**
+   * Destroys every sandbox, idle or in use, and closes the pool: a sandbox still being made or
+   * reset when this runs is destroyed as soon as that finishes, instead of being kept.
+   */
   async destroyAll(): Promise<void> {
+    this.closed = true;
     const all = [...this.idle, ...this.busy];
     this.idle = [];
     this.busy.clear();
