@@ -96,6 +96,30 @@ describe('SandboxPool', () => {
     expect({ inUse: pool.inUse, idle: pool.idleCount }).toEqual({ inUse: 0, idle: 0 });
   });
 
+  it('waits, when destroyed, for a discard that its caller did not wait for', async () => {
+    const provider = fakeProvider();
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });
+    const sandbox = (await pool.acquire('img', workspace('a'))) as FakeSandbox;
+    let finish = () => {};
+    sandbox.destroy = () =>
+      new Promise<void>((resolve) => {
+        finish = () => {
+          sandbox.destroyed = true;
+          resolve();
+        };
+      });
+    void pool.discard(sandbox);
+    let closed = false;
+    const closing = pool.destroyAll().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(closed).toBe(false);
+    finish();
+    await closing;
+    expect(sandbox.destroyed).toBe(true);
+  });
+
   it('destroys a sandbox whose reset fails instead of reusing it', async () => {
     const provider = fakeProvider();
     const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });

@@ -34,6 +34,8 @@ export class SandboxPool {
   private readonly busy = new Set<SweSandbox>();
   /** Set by destroyAll: a sandbox made or returned afterwards (work still in flight) is destroyed. */
   private closed = false;
+  /** Discards under way, awaited by destroyAll. */
+  private readonly discarding = new Set<Promise<void>>();
   readonly stats: PoolStats = { created: 0, reused: 0, retargeted: 0, destroyed: 0, resetFailures: 0 };
 
   constructor(private readonly options: SandboxPoolOptions) {}
@@ -129,16 +131,24 @@ export class SandboxPool {
     }
   }
 
-  /** Destroys a sandbox without letting a failure to do so hide the error that led here. */
-  async discard(sandbox: SweSandbox): Promise<void> {
+  /**
+   * Destroys a sandbox without letting a failure to do so hide the error that led here. Callers may
+   * not wait (an aborted episode drops its sandbox at once): destroyAll waits for every discard.
+   */
+  discard(sandbox: SweSandbox): Promise<void> {
     this.busy.delete(sandbox);
     this.idle = this.idle.filter((item) => item !== sandbox);
-    try {
-      await sandbox.destroy();
-    } catch (error) {
-      process.emitWarning(`could not destroy sandbox ${sandbox.id}: ${describeError(error)}`);
-    }
-    this.stats.destroyed += 1;
+    const done = (async () => {
+      try {
+        await sandbox.destroy();
+      } catch (error) {
+        process.emitWarning(`could not destroy sandbox ${sandbox.id}: ${describeError(error)}`);
+      }
+      this.stats.destroyed += 1;
+    })();
+    this.discarding.add(done);
+    void done.finally(() => this.discarding.delete(done));
+    return done;
   }
 
   /**
@@ -151,5 +161,6 @@ export class SandboxPool {
     this.idle = [];
     this.busy.clear();
     await Promise.all(all.map((sandbox) => this.discard(sandbox)));
+    await Promise.all([...this.discarding]);
   }
 }
