@@ -1,14 +1,22 @@
 import {
   ConfigError,
   formatZodError,
+  type RescueReport,
   type RescueRequest,
   type RescueRouter,
   type RouterStepContext,
   type Task,
 } from '@harness-s/core';
 import { z } from 'zod';
-import { buildProfiles, ProfileSet } from './profiles.js';
-import { ProfileStatsRanker, pairedGain, type Ranker, type RankPurpose, SimilarTaskRanker } from './rankers.js';
+import { buildProfiles, ProfileSet, TaskOutcome } from './profiles.js';
+import {
+  laplace,
+  ProfileStatsRanker,
+  pairedGain,
+  type Ranker,
+  type RankPurpose,
+  SimilarTaskRanker,
+} from './rankers.js';
 import { topK, voteRankings } from './voting.js';
 
 export interface AdaptiveRouterOptions {
@@ -18,7 +26,10 @@ export interface AdaptiveRouterOptions {
   rankers?: Ranker[];
   /** Votes fall off as decay^rank (default 0.7). */
   decay?: number;
-  /** `adaptive` re-anchors profiles every `reanchorEvery` steps; `fixed` keeps the first ones. */
+  /**
+   * `adaptive` re-anchors profiles every `reanchorEvery` steps and learns from the rescues it is
+   * told about (`observe`); `fixed` keeps the first profiles and learns nothing.
+   */
   mode?: 'adaptive' | 'fixed';
   reanchorEvery?: number;
   /** Attempts per validation task when (re-)anchoring (default 2). */
@@ -29,7 +40,32 @@ export interface AdaptiveRouterOptions {
   onAnchor?: (profiles: ProfileSet) => void;
 }
 
-const RouterState = z.object({ profiles: ProfileSet.nullable(), anchors: z.number().int() });
+/**
+ * A task rescued before is rescued in the light of what that gave under the current policy: the
+ * variants that solved it come first (by smoothed success rate), then the ones not yet tried on it
+ * in the vote's order, and the ones that only failed it last. A blind spot of the policy on a task
+ * stays until training removes it, so repeating a rescue set that failed mostly fails again.
+ */
+export function reorderByRescues(order: readonly string[], seen: Readonly<Record<string, TaskOutcome>> | undefined) {
+  if (!seen) return [...order];
+  const attempts = (id: string) => seen[id]?.attempts ?? 0;
+  const successes = (id: string) => seen[id]?.successes ?? 0;
+  const solved = order
+    .filter((id) => successes(id) > 0)
+    .sort((a, b) => laplace(successes(b), attempts(b)) - laplace(successes(a), attempts(a)));
+  return [
+    ...solved,
+    ...order.filter((id) => attempts(id) === 0),
+    ...order.filter((id) => attempts(id) > 0 && successes(id) === 0),
+  ];
+}
+
+const RouterState = z.object({
+  profiles: ProfileSet.nullable(),
+  anchors: z.number().int(),
+  // Checkpoints written before rescue history existed read none.
+  rescues: z.record(z.string(), z.record(z.string(), TaskOutcome)).default({}),
+});
 
 /**
  * The adaptive harness router: for a task whose H0 group failed, several rankers order the
@@ -41,6 +77,7 @@ export class AdaptiveRouter implements RescueRouter {
   readonly id: string;
   private profiles: ProfileSet | null;
   private anchors = 0;
+  private rescues: Record<string, Record<string, TaskOutcome>> = {};
   readonly rankers: Ranker[];
   readonly decay: number;
   readonly mode: 'adaptive' | 'fixed';
@@ -62,6 +99,22 @@ export class AdaptiveRouter implements RescueRouter {
 
   get currentProfiles(): ProfileSet | null {
     return this.profiles;
+  }
+
+  /** What the rescues observed so far gave, per task and harness (adaptive mode only). */
+  get rescueHistory(): Readonly<Record<string, Readonly<Record<string, TaskOutcome>>>> {
+    return this.rescues;
+  }
+
+  /** Adaptive mode: remembers what each variant did on the rescued task, for the next rescue of it. */
+  observe(report: RescueReport): void {
+    if (this.mode !== 'adaptive') return;
+    const seen = this.rescues[report.task.id] ?? {};
+    this.rescues[report.task.id] = seen;
+    for (const { harnessId, attempts, successes } of report.outcomes) {
+      const outcome = seen[harnessId] ?? { attempts: 0, successes: 0 };
+      seen[harnessId] = { attempts: outcome.attempts + attempts, successes: outcome.successes + successes };
+    }
   }
 
   async beforeStep(context: RouterStepContext): Promise<void> {
@@ -128,11 +181,11 @@ export class AdaptiveRouter implements RescueRouter {
     // Pool members without a profile (added after anchoring) rank last, in id order.
     const unprofiled = [...poolIds].filter((id) => !candidates.includes(id)).sort();
     const order = [...(await this.order(request.task, candidates, 'rescue')), ...unprofiled];
-    return topK(order, request.count, profiles.h0.harnessId);
+    return topK(reorderByRescues(order, this.rescues[request.task.id]), request.count, profiles.h0.harnessId);
   }
 
   state(): unknown {
-    return { profiles: this.profiles, anchors: this.anchors };
+    return { profiles: this.profiles, anchors: this.anchors, rescues: this.rescues };
   }
 
   restore(state: unknown): void {
@@ -141,5 +194,6 @@ export class AdaptiveRouter implements RescueRouter {
       throw new ConfigError(`checkpoint router state: ${formatZodError(parsed.error)}`, { code: 'bad-checkpoint' });
     this.profiles = parsed.data.profiles;
     this.anchors = parsed.data.anchors;
+    this.rescues = parsed.data.rescues;
   }
 }

@@ -29,7 +29,7 @@ export interface Ranker {
 }
 
 const allProfiles = (profiles: ProfileSet): HarnessProfile[] => [profiles.h0, ...profiles.variants];
-const laplace = (successes: number, attempts: number): number => (successes + 1) / (attempts + 2);
+export const laplace = (successes: number, attempts: number): number => (successes + 1) / (attempts + 2);
 
 /**
  * How much each validation task counts for a ranking: 1 each for routing; for rescue, H0's failure

@@ -2,7 +2,7 @@ import type { HarnessSpec, Policy, Task } from '@harness-s/core';
 import { Random } from '@harness-s/core';
 import { callTool, createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
-import { AdaptiveRouter } from './adaptive-router.js';
+import { AdaptiveRouter, reorderByRescues } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
 import { buildProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
 import { LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker } from './rankers.js';
@@ -250,6 +250,62 @@ describe('rescue ranking and Rank-1 routing', () => {
     expect(await routed.topChoice(selectTask('new'))).toBe('broad');
     // Only the harnesses at hand: without broad, narrow's gain is (0 - 0.5 + 0 - 1 + 1 - 0) / 3 < 0: H0.
     expect(await routed.topChoice(selectTask('new'), ['narrow'])).toBe('h0');
+  });
+});
+
+describe('rescue history', () => {
+  const profiles = handProfiles({
+    h0: { a: 4, b: 4, c: 0 },
+    broad: { a: 4, b: 4, c: 0 },
+    narrow: { a: 1, b: 1, c: 3 },
+    other: { a: 0, b: 0, c: 2 },
+    spare: { a: 0, b: 0, c: 1 },
+  });
+  const candidates = ['broad', 'narrow', 'other', 'spare'];
+
+  it('puts what solved the task before first, then the untried in vote order, then what only failed it', () => {
+    const seen = {
+      narrow: { attempts: 2, successes: 0 },
+      other: { attempts: 1, successes: 1 },
+      spare: { attempts: 3, successes: 1 },
+    };
+    // other (1+1)/(1+2) = 0.67 before spare (1+1)/(3+2) = 0.4; broad untried; narrow failed twice.
+    expect(reorderByRescues(['narrow', 'spare', 'broad', 'other'], seen)).toEqual([
+      'other',
+      'spare',
+      'broad',
+      'narrow',
+    ]);
+    expect(reorderByRescues(['narrow', 'broad'], undefined)).toEqual(['narrow', 'broad']);
+  });
+
+  it('an adaptive router stops repeating a rescue set that failed; a fixed one learns nothing', async () => {
+    const pool = candidates.map((id) => variant(id).spec);
+    const request = { task: selectTask('t'), pool, count: 2, step: 1, random: new Random(1) };
+    const adaptive = new AdaptiveRouter({ profiles, mode: 'adaptive' });
+    const fixed = new AdaptiveRouter({ profiles, mode: 'fixed' });
+    const first = await adaptive.select(request);
+    expect(await fixed.select(request)).toEqual(first);
+    const report = {
+      task: request.task,
+      step: 1,
+      outcomes: first.map((harnessId) => ({ harnessId, attempts: 1, successes: 0 })),
+    };
+    adaptive.observe(report);
+    fixed.observe(report);
+    expect(fixed.rescueHistory).toEqual({});
+    expect(await fixed.select(request)).toEqual(first);
+    const second = await adaptive.select(request);
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    // Another task is routed as before, and the history survives a checkpoint.
+    expect(await adaptive.select({ ...request, task: selectTask('u') })).toEqual(first);
+    const restored = new AdaptiveRouter({ mode: 'adaptive' });
+    restored.restore(adaptive.state());
+    expect(await restored.select(request)).toEqual(second);
+    // A checkpoint from before rescue history existed restores with none.
+    const { rescues: _dropped, ...older } = adaptive.state() as Record<string, unknown>;
+    restored.restore(older);
+    expect(restored.rescueHistory).toEqual({});
   });
 });
 

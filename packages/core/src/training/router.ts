@@ -18,6 +18,20 @@ export interface RescueRequest {
   random: Random;
 }
 
+/** How one harness did in a rescue group. */
+export interface HarnessOutcome {
+  harnessId: string;
+  attempts: number;
+  successes: number;
+}
+
+/** What one rescue met: the task, the step, and per variant its scored attempts and successes. */
+export interface RescueReport {
+  task: Task;
+  step: number;
+  outcomes: HarnessOutcome[];
+}
+
 /** The training loop's view of the policy and data, for routers that re-anchor their evidence. */
 export interface RouterStepContext<T extends Task = Task> {
   step: number;
@@ -41,6 +55,11 @@ export interface RescueRouter {
   select(request: RescueRequest): Promise<string[]>;
   /** Called before each training step; a router may re-anchor its profiles here. */
   beforeStep?(context: RouterStepContext): Promise<void>;
+  /**
+   * Told what each rescue gave, in batch order, before the step's checkpoint (so what a router
+   * learns from it is in its `state`): evidence on the policy as it is now.
+   */
+  observe?(report: RescueReport): void;
   /** Serializable state for checkpoints. */
   state(): unknown;
   restore(state: unknown): void;

@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import type { HarnessSpec } from '../harness-spec.js';
 import type { Policy } from '../policy.js';
 import { readTrajectories } from '../run-store.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../testing/index.js';
+import type { RescueRouter } from './router.js';
 import { train } from './train-loop.js';
 import { readStepMetrics } from './train-store.js';
 import type { ScoredGroup, Trainer } from './trainer.js';
@@ -55,7 +56,11 @@ function recordingTrainer(): Trainer & { updates: ScoredGroup[][] } {
   };
 }
 
-async function run(method: 'grpo' | 'h0-resample' | 'mixture' | 'harness-s', extra: Record<string, unknown> = {}) {
+async function run(
+  method: 'grpo' | 'h0-resample' | 'mixture' | 'harness-s',
+  extra: Record<string, unknown> = {},
+  router?: RescueRouter,
+) {
   const { environment } = createCounterEnvironment();
   const { tasks } = await environment.loadTasks({});
   const trainer = recordingTrainer();
@@ -68,6 +73,7 @@ async function run(method: 'grpo' | 'h0-resample' | 'mixture' | 'harness-s', ext
     pool: [variant('good-a'), variant('bad-b'), variant('good-c')],
     trainer,
     dir,
+    ...(router ? { router } : {}),
   });
   return { summary, trainer, dir };
 }
@@ -113,6 +119,33 @@ describe('the training loop', () => {
     expect(metrics.map((line) => line.step)).toEqual([1, 2]);
     expect(metrics[0]?.harnessUsage['bad-b']).toEqual({ attempts: 2, successes: 0 });
     expect(metrics[1]?.eval).toBeDefined();
+  });
+
+  it('tells the router what each rescue gave, in batch order, and checkpoints what it learned', async () => {
+    const reports: Array<{ step: number; task: string; outcomes: unknown }> = [];
+    const router: RescueRouter = {
+      id: 'observing',
+      async select(request) {
+        return request.pool.slice(0, request.count).map((spec) => spec.id);
+      },
+      observe(report) {
+        reports.push({ step: report.step, task: report.task.id, outcomes: report.outcomes });
+      },
+      state: () => ({ observed: reports.length }),
+      restore() {},
+    };
+    const { dir } = await run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 2 } }, router);
+    const batches = (await readTrajectories(dir)).filter((trajectory) => trajectory.training?.role === 'rescue');
+    expect(reports.map((report) => `${report.step}:${report.task}`)).toEqual([
+      ...new Set(batches.map((trajectory) => trajectory.training?.groupId)),
+    ]);
+    // good-a solves every attempt, bad-b none.
+    expect(reports[0]?.outcomes).toEqual([
+      { harnessId: 'good-a', attempts: 2, successes: 2 },
+      { harnessId: 'bad-b', attempts: 2, successes: 0 },
+    ]);
+    const checkpoint = JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8'));
+    expect(checkpoint.router).toEqual({ observed: reports.length });
   });
 
   it('h0-resample rescues with fresh attempts under H0 only', async () => {
