@@ -31,6 +31,7 @@ export const ReportRecord = z.object({
   rescueSuccessRate: z.number(),
   meanReward: z.number().optional(),
   rank1: Rates.optional(),
+  rank1H0: Rates.optional(),
   families: z.record(z.string(), Rates).optional(),
   h0TopShare: z.object({ before: z.number(), after: z.number() }).optional(),
 });

@@ -120,9 +120,9 @@ export function rank1Table(records: readonly ReportRecord[]): string {
       `<td class="num">${runs.length}</td>`,
       ...(withRank1
         ? [
-            meanCell(runs.map((record) => record.evalUnderH0.avgAtK)),
+            meanCell(runs.map((record) => (record.rank1H0 ?? record.evalUnderH0).avgAtK)),
             meanCell(rank1.map((value) => value.avgAtK)),
-            meanCell(runs.map((record) => record.evalUnderH0.passAtK)),
+            meanCell(runs.map((record) => (record.rank1H0 ?? record.evalUnderH0).passAtK)),
             meanCell(rank1.map((value) => value.passAtK)),
           ]
         : []),
@@ -136,7 +136,7 @@ export function rank1Table(records: readonly ReportRecord[]): string {
     withRank1
       ? 'Rank-1 routing after training (harness-s)'
       : "The router's top choice before and after training (harness-s)",
-    `${withRank1 ? "Each test task under the router's single top choice. " : ''}H0 top: the share of test tasks whose top choice is H0, with profiles anchored before and after training.`,
+    `${withRank1 ? "Each test task under the router's single top choice, against H0 on the same attempt seeds. " : ''}H0 top: the share of test tasks whose top choice is H0, with profiles anchored before and after training.`,
     [
       'Environment',
       'Seeds',

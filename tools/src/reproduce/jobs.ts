@@ -143,6 +143,7 @@ export async function runJob(
     const byId = new Map([h0, ...pool].map((harness) => [harness.spec.id, harness]));
     const choices = new Map<string, string>();
     for (const task of splits.test) choices.set(task.id, await router.topChoice(task));
+    record.rank1H0 = await evaluateOn(environment, splits.test, h0, policy, budget, seed, concurrency);
     record.rank1 = await evaluateOn(
       environment,
       splits.test,

@@ -11,6 +11,8 @@ export const ResultRecord = TrainSummary.extend({
   runDir: z.string(),
   /** The trained policy under Rank-1 routing on the test split (harness-s main runs). */
   rank1: Rates.optional(),
+  /** The trained policy under H0 on the same test attempts as `rank1` (paired seeds): its baseline. */
+  rank1H0: Rates.optional(),
   /** The trained policy under other harness families, without further training. */
   families: z.record(z.string(), Rates).optional(),
   /** Share of test tasks whose Rank-1 choice is H0, with profiles anchored before and after training. */

@@ -89,9 +89,9 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
           return [
             [
               env,
-              meanSpread(runs.map((run) => run.evalUnderH0.avgAtK)),
+              meanSpread(runs.map((run) => (run.rank1H0 ?? run.evalUnderH0).avgAtK)),
               meanSpread(runs.map((run) => run.rank1?.avgAtK ?? 0)),
-              meanSpread(runs.map((run) => run.evalUnderH0.passAtK)),
+              meanSpread(runs.map((run) => (run.rank1H0 ?? run.evalUnderH0).passAtK)),
               meanSpread(runs.map((run) => run.rank1?.passAtK ?? 0)),
               meanSpread(runs.map((run) => run.h0TopShare?.before ?? 0)),
               meanSpread(runs.map((run) => run.h0TopShare?.after ?? 0)),

@@ -62,7 +62,11 @@ export async function h0TopShare(profiles: ProfileSet, tasks: readonly Task[]): 
   return h0 / tasks.length;
 }
 
-/** Pass@k and Avg@k of a policy under one harness (or per-task routing) on the test tasks. */
+/**
+ * Pass@k and Avg@k of a policy under one harness (or per-task routing) on the test tasks. Attempt
+ * seeds do not depend on the harness (paired), so evaluations with the same seed compare harnesses
+ * on the same draws: Rank-1 routing against H0, one family against another.
+ */
 export async function evaluateOn(
   environment: Environment,
   tasks: readonly Task[],
@@ -82,6 +86,7 @@ export async function evaluateOn(
     policy,
     k: budget.evalK,
     seed,
+    pairedSeeds: true,
     concurrency,
     runId: `reproduce-eval-${harness.spec.id}`,
   });

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { ResultRecord } from './results.js';
+import { formatReproduceTables } from './tables.js';
+
+const rates = (passAtK: number, avgAtK: number) => ({ passAtK, avgAtK, k: 3 });
+
+function record(seed: number, extra: Partial<ResultRecord> = {}): ResultRecord {
+  return {
+    schemaVersion: 1,
+    method: 'harness-s',
+    env: 'dbbench',
+    seed,
+    steps: 2,
+    k: 2,
+    policyVersion: 'sim@2',
+    evalUnderH0: rates(0.5, 0.4),
+    initialEvalUnderH0: null,
+    evals: [],
+    effectiveGroupRate: 0.5,
+    effectiveTokenShare: 0.5,
+    rescueTriggerRate: 0.25,
+    rescueSuccessRate: 0.5,
+    infraErrors: 0,
+    trainTasks: 4,
+    testTasks: 2,
+    durationMs: 1,
+    variant: 'main',
+    runDir: `train/dbbench/main/harness-s/seed-${seed}`,
+    ...extra,
+  } as ResultRecord;
+}
+
+describe('the Rank-1 table', () => {
+  it('compares Rank-1 with H0 on the same attempt seeds when the record has that evaluation', () => {
+    const text = formatReproduceTables([
+      record(1, { rank1: rates(1, 0.9), rank1H0: rates(0.75, 0.6), h0TopShare: { before: 0, after: 0.5 } }),
+      record(2, { rank1: rates(1, 0.7), rank1H0: rates(0.25, 0.2), h0TopShare: { before: 0, after: 0 } }),
+    ]);
+    const section = text.slice(text.indexOf('Rank-1 routing after training'));
+    const row = section.split('\n').find((line) => line.startsWith('dbbench'));
+    // H0 Avg 40 (paired: 0.6 and 0.2), Rank-1 Avg 80, H0 Pass 50, Rank-1 Pass 100, top share 0 -> 25.
+    expect(row?.split(/\s{2,}/).map((cell) => cell.trim())).toEqual([
+      'dbbench',
+      '40.00 ± 28.28',
+      '80.00 ± 14.14',
+      '50.00 ± 35.36',
+      '100.00 ± 0.00',
+      '0.00 ± 0.00',
+      '25.00 ± 35.36',
+    ]);
+  });
+
+  it('falls back to the final evaluation under H0 for records written before the paired one', () => {
+    const text = formatReproduceTables([record(1, { rank1: rates(1, 0.9) })]);
+    const row = text
+      .slice(text.indexOf('Rank-1 routing after training'))
+      .split('\n')
+      .find((line) => line.startsWith('dbbench'));
+    expect(
+      row
+        ?.split(/\s{2,}/)
+        .map((cell) => cell.trim())
+        .slice(1, 5),
+    ).toEqual(['40.00 ± 0.00', '90.00 ± 0.00', '50.00 ± 0.00', '100.00 ± 0.00']);
+  });
+});
