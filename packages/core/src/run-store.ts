@@ -15,12 +15,17 @@ export const runFiles = {
 let temporaryCount = 0;
 
 /** Writes a JSON file atomically (temp file, then rename), so readers never see half a file. */
-export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+/** Replaces a file in one step: a reader, or a kill, never meets it half written. */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   // Unique per write: two writes of one file at once (in one process or its threads) never share it.
   const temporary = `${path}.${process.pid}.${threadId}.${++temporaryCount}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
+  await writeFile(temporary, data);
   await rename(temporary, path);
+}
+
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 export async function readJson(path: string): Promise<unknown> {

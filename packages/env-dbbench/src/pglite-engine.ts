@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { threadId } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { writeFileAtomic } from '@harness-s/core';
 
 /**
  * Starting PGlite runs initdb inside WebAssembly, which takes seconds. A freshly initialised data
@@ -47,12 +47,8 @@ async function readCachedDataDir(): Promise<Blob | null> {
 async function saveDataDir(engine: PGlite): Promise<Blob | null> {
   try {
     const dump = await engine.dumpDataDir('gzip');
-    const file = pgliteCacheFile();
-    await mkdir(join(file, '..'), { recursive: true });
-    // Unique per writer: worker threads of one process may save at the same time.
-    const temporary = `${file}.${process.pid}.${threadId}.tmp`;
-    await writeFile(temporary, Buffer.from(await dump.arrayBuffer()));
-    await rename(temporary, file);
+    // Atomic, with a temporary file per writer: worker threads of one process may save at once.
+    await writeFileAtomic(pgliteCacheFile(), Buffer.from(await dump.arrayBuffer()));
     return dump;
   } catch {
     return null;

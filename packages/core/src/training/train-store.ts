@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { parseWith, readJsonl } from '../jsonl.js';
-import { readJson, writeJsonAtomic } from '../run-store.js';
+import { readJson, writeFileAtomic, writeJsonAtomic } from '../run-store.js';
 import type { Trajectory } from '../trajectory.js';
 import { StepMetrics } from './step-metrics.js';
 
@@ -77,9 +77,7 @@ export async function truncateAfterStep(path: string, step: number, stepOf: (val
   if (!existsSync(path)) return;
   const lines = await readJsonl(path, { tolerateTornTail: true });
   const kept = lines.filter(({ value }) => stepOf(value) <= step).map(({ value }) => JSON.stringify(value));
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, kept.length ? `${kept.join('\n')}\n` : '');
-  await rename(temporary, path);
+  await writeFileAtomic(path, kept.length ? `${kept.join('\n')}\n` : '');
 }
 
 /**
