@@ -150,7 +150,10 @@ export function createProgram(): Command {
     )
     .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
     .addOption(
-      new Option('--router <kind>', 'rescue routing (harness-s)')
+      new Option(
+        '--router <kind>',
+        'rescue routing (harness-s): adaptive re-anchors its profiles and learns from rescues; fixed keeps its first profiles; random draws distinct variants',
+      )
         .choices(['adaptive', 'fixed', 'random'])
         .default('adaptive'),
     )
