@@ -31,6 +31,8 @@ describe('harness-s flags', () => {
     expect(await parseError(['eval', '--policy', 'gpt5'])).toMatch(/'gpt5' is invalid.*sim, oracle, empty, openai/s);
     expect(await parseError(['eval', '--frobnicate'])).toMatch(/unknown option '--frobnicate'/);
     expect(await parseError(['replay', '--task', 'dev-0'])).toMatch(/required option '--actions <file>' not specified/);
+    expect(await parseError(['train', '--carry-over', '1.5'])).toMatch(/--carry-over must be in \[0, 1\], got '1.5'/);
+    expect(await parseError(['train', '--carry-over', 'half'])).toMatch(/--carry-over must be a number, got 'half'/);
   });
 
   it('refuses an openai policy without an endpoint, and unknown task ids', async () => {

@@ -32,6 +32,14 @@ const number =
     return parsed;
   };
 
+const fraction =
+  (name: string) =>
+  (value: string): number => {
+    const parsed = number(name)(value);
+    if (parsed < 0 || parsed > 1) throw new InvalidArgumentError(`${name} must be in [0, 1], got '${value}'`);
+    return parsed;
+  };
+
 /** Where and how an environment runs its episodes: the same flags on every command that opens them. */
 const scoringOption = () => new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']);
 const dbOption = () =>
@@ -158,6 +166,11 @@ export function createProgram(): Command {
         .default('adaptive'),
     )
     .option('--reanchor-every <n>', 'adaptive router: re-anchor profiles every n steps', integer('--reanchor-every', 1))
+    .option(
+      '--carry-over <x>',
+      "adaptive router: share of earlier anchors' evidence a re-anchoring keeps, in [0, 1] (default 0.5)",
+      fraction('--carry-over'),
+    )
     .option('--profiles <dir>', 'initial behaviour profiles (default: anchored on the initial policy)')
     .option(
       '--llm-ranker <model@url...>',

@@ -8,7 +8,7 @@ import {
   type Task,
 } from '@harness-s/core';
 import { z } from 'zod';
-import { buildProfiles, ProfileSet, TaskOutcome } from './profiles.js';
+import { buildProfiles, carryOverProfiles, ProfileSet, TaskOutcome } from './profiles.js';
 import {
   laplace,
   ProfileStatsRanker,
@@ -34,6 +34,11 @@ export interface AdaptiveRouterOptions {
   reanchorEvery?: number;
   /** Attempts per validation task when (re-)anchoring (default 2). */
   profileK?: number;
+  /**
+   * How much of the earlier anchors' evidence a re-anchoring keeps (default 0.5): their counts are
+   * carried over at this discount (see `carryOverProfiles`); 0 keeps only the fresh anchor.
+   */
+  carryOver?: number;
   /** Rewrites freshly anchored profiles before use, e.g. `summarizeProfiles` with a chat model. */
   summarize?: (profiles: ProfileSet) => Promise<ProfileSet>;
   /** Told when profiles are (re-)anchored. */
@@ -82,6 +87,7 @@ export class AdaptiveRouter implements RescueRouter {
   readonly decay: number;
   readonly mode: 'adaptive' | 'fixed';
   readonly reanchorEvery: number;
+  readonly carryOver: number;
 
   constructor(private readonly options: AdaptiveRouterOptions = {}) {
     this.profiles = options.profiles ?? null;
@@ -93,6 +99,10 @@ export class AdaptiveRouter implements RescueRouter {
       throw new ConfigError(`reanchorEvery must be a positive integer, got ${this.reanchorEvery}`, {
         code: 'bad-router-config',
       });
+    }
+    this.carryOver = options.carryOver ?? 0.5;
+    if (!(this.carryOver >= 0 && this.carryOver <= 1)) {
+      throw new ConfigError(`carryOver must be in [0, 1], got ${this.carryOver}`, { code: 'bad-router-config' });
     }
     this.id = `adaptive-${this.mode}`;
   }
@@ -127,7 +137,7 @@ export class AdaptiveRouter implements RescueRouter {
         code: 'no-validation-tasks',
       });
     }
-    const profiles = await buildProfiles({
+    const fresh = await buildProfiles({
       environment: context.environment,
       tasks: context.validationTasks,
       h0: context.h0,
@@ -138,6 +148,7 @@ export class AdaptiveRouter implements RescueRouter {
       concurrency: context.concurrency,
       step: context.step - 1,
     });
+    const profiles = this.profiles ? carryOverProfiles(this.profiles, fresh, this.carryOver) : fresh;
     this.profiles = this.options.summarize ? await this.options.summarize(profiles) : profiles;
     this.anchors += 1;
     this.options.onAnchor?.(this.profiles);

@@ -11,8 +11,9 @@ import { z } from 'zod';
 
 /** Attempts and successes of one harness on one validation task. */
 export const TaskOutcome = z.object({
-  attempts: z.number().int().nonnegative(),
-  successes: z.number().int().nonnegative(),
+  /** Counts; fractional where older anchors' evidence is carried at a discount. */
+  attempts: z.number().nonnegative(),
+  successes: z.number().nonnegative(),
 });
 export type TaskOutcome = z.infer<typeof TaskOutcome>;
 
@@ -105,9 +106,27 @@ export function profileFrom(
   h0Outcomes: Record<string, TaskOutcome>,
   tasks: readonly Task[],
 ): HarnessProfile {
+  const { id, parent, direction, description } = harness.spec;
+  return deriveProfile(
+    { harnessId: id, parent, direction, description },
+    outcomes,
+    h0Outcomes,
+    tasks.map((task) => ({ id: task.id, features: taskFeatures(task) })),
+  );
+}
+
+type ProfileIdentity = Pick<HarnessProfile, 'harnessId' | 'parent' | 'direction' | 'description'>;
+
+/** A profile's derived parts (rates, helps, hurts, by feature, summary) from its outcomes. */
+function deriveProfile(
+  identity: ProfileIdentity,
+  outcomes: Record<string, TaskOutcome>,
+  h0Outcomes: Record<string, TaskOutcome>,
+  tasks: ReadonlyArray<{ id: string; features: readonly string[] }>,
+): HarnessProfile {
   const byFeature: Record<string, { tasks: number; h0Sum: number; sum: number }> = {};
   for (const task of tasks) {
-    for (const feature of taskFeatures(task)) {
+    for (const feature of task.features) {
       const entry = byFeature[feature] ?? { tasks: 0, h0Sum: 0, sum: 0 };
       byFeature[feature] = entry;
       entry.tasks += 1;
@@ -117,10 +136,7 @@ export function profileFrom(
   }
   const solved = (outcome: TaskOutcome | undefined) => (outcome?.successes ?? 0) > 0;
   const partial = {
-    harnessId: harness.spec.id,
-    parent: harness.spec.parent,
-    direction: harness.spec.direction,
-    description: harness.spec.description,
+    ...identity,
     outcomes,
     successRate: tasks.length ? tasks.reduce((sum, task) => sum + outcomeRate(outcomes[task.id]), 0) / tasks.length : 0,
     helps: tasks.filter((task) => solved(outcomes[task.id]) && !solved(h0Outcomes[task.id])).map((task) => task.id),
@@ -136,6 +152,43 @@ export function profileFrom(
     ? tasks.reduce((sum, task) => sum + outcomeRate(h0Outcomes[task.id]), 0) / tasks.length
     : 0;
   return { ...partial, summary: templateSummary(partial, h0Rate), summaryBy: 'template' };
+}
+
+/**
+ * Fresh profiles with the evidence of earlier anchors carried over at a discount: every count of
+ * `previous` is multiplied by `discount` and added to `fresh`'s, and the rates, helps, hurts and
+ * summaries are derived again. The policy changes slowly, and once it solves most validation
+ * tasks a fresh anchor alone barely tells the variants apart on the hard ones that remain; what
+ * earlier anchors saw there still counts, less with every anchor. Discount 0 is `fresh` itself.
+ */
+export function carryOverProfiles(previous: ProfileSet, fresh: ProfileSet, discount: number): ProfileSet {
+  if (!(discount >= 0 && discount <= 1)) throw new RangeError(`discount must be in [0, 1], got ${discount}`);
+  if (discount === 0 || previous.env !== fresh.env) return fresh;
+  const merge = (earlier: HarnessProfile | undefined, now: HarnessProfile): Record<string, TaskOutcome> =>
+    Object.fromEntries(
+      fresh.tasks.map((task) => {
+        const old = earlier?.outcomes[task.id];
+        const current = now.outcomes[task.id] ?? { attempts: 0, successes: 0 };
+        return [
+          task.id,
+          {
+            attempts: current.attempts + discount * (old?.attempts ?? 0),
+            successes: current.successes + discount * (old?.successes ?? 0),
+          },
+        ];
+      }),
+    );
+  const earlierById = new Map([previous.h0, ...previous.variants].map((profile) => [profile.harnessId, profile]));
+  const h0Outcomes = merge(earlierById.get(fresh.h0.harnessId), fresh.h0);
+  const rebuild = (
+    { harnessId, parent, direction, description }: HarnessProfile,
+    outcomes: Record<string, TaskOutcome>,
+  ) => deriveProfile({ harnessId, parent, direction, description }, outcomes, h0Outcomes, fresh.tasks);
+  return {
+    ...fresh,
+    h0: rebuild(fresh.h0, h0Outcomes),
+    variants: fresh.variants.map((profile) => rebuild(profile, merge(earlierById.get(profile.harnessId), profile))),
+  };
 }
 
 export interface BuildProfilesOptions<T extends Task> {

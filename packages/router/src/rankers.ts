@@ -2,7 +2,7 @@ import { describeError, type Task } from '@harness-s/core';
 import { z } from 'zod';
 import type { ChatFunction } from './chat.js';
 import { LexicalIndex } from './lexical.js';
-import { type HarnessProfile, outcomeRate, type ProfileSet, taskFeatures } from './profiles.js';
+import { type HarnessProfile, outcomeRate, type ProfileSet, type TaskOutcome, taskFeatures } from './profiles.js';
 
 /**
  * Why harnesses are ranked. `rescue`: the task failed every attempt under H0, so what counts is how
@@ -30,6 +30,34 @@ export interface Ranker {
 
 const allProfiles = (profiles: ProfileSet): HarnessProfile[] => [profiles.h0, ...profiles.variants];
 export const laplace = (successes: number, attempts: number): number => (successes + 1) / (attempts + 2);
+
+/** Pseudo-attempts of the prior in `shrunkRate`: as much as one validation task profiled at k = 2. */
+export const priorAttempts = 2;
+
+/**
+ * A harness's success rate on weighted evidence, shrunk toward its rate on the same tasks without
+ * the weights. For rescue the weights are H0's failure rates: once training has made H0 solve most
+ * validation tasks, the few it still fails carry little evidence (often no success at all), and an
+ * estimate from them alone is noise. The prior, the harness's smoothed rate over all the tasks at
+ * `base` weight, then decides; the more failure-weighted evidence there is, the more it counts.
+ */
+export function shrunkRate(
+  evidence: ReadonlyArray<{ outcome: TaskOutcome | undefined; base: number; weight: number }>,
+) {
+  let successes = 0;
+  let attempts = 0;
+  let baseSuccesses = 0;
+  let baseAttempts = 0;
+  for (const { outcome, base, weight } of evidence) {
+    if (!outcome) continue;
+    successes += weight * outcome.successes;
+    attempts += weight * outcome.attempts;
+    baseSuccesses += base * outcome.successes;
+    baseAttempts += base * outcome.attempts;
+  }
+  const prior = laplace(baseSuccesses, baseAttempts);
+  return (successes + priorAttempts * prior) / (attempts + priorAttempts);
+}
 
 /**
  * How much each validation task counts for a ranking: 1 each for routing; for rescue, H0's failure
@@ -103,16 +131,10 @@ export class ProfileStatsRanker implements Ranker {
     const score = (id: string): number => {
       const profile = byId.get(id);
       if (!profile) return 0;
-      const rateOver = ({ ids, weights }: (typeof groups)[number]) => {
-        let successes = 0;
-        let attempts = 0;
-        for (const taskId of ids) {
-          const weight = weights.get(taskId) ?? 1;
-          successes += weight * (profile.outcomes[taskId]?.successes ?? 0);
-          attempts += weight * (profile.outcomes[taskId]?.attempts ?? 0);
-        }
-        return laplace(successes, attempts);
-      };
+      const rateOver = ({ ids, weights }: (typeof groups)[number]) =>
+        shrunkRate(
+          ids.map((taskId) => ({ outcome: profile.outcomes[taskId], base: 1, weight: weights.get(taskId) ?? 1 })),
+        );
       return groups.reduce((sum, group) => sum + rateOver(group), 0) / groups.length;
     };
     return byScore(candidates, score);
@@ -142,20 +164,17 @@ export class SimilarTaskRanker implements Ranker {
       purpose,
     );
     const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
+    // Relative similarity: the nearest neighbour counts fully, the others by how close they come.
+    const closest = Math.max(1e-6, ...nearest.map((neighbour) => neighbour.similarity));
     const score = (id: string): number => {
       const profile = byId.get(id);
       if (!profile) return 0;
-      let weighted = 0;
-      let total = 0;
-      for (const neighbour of nearest) {
-        const outcome = profile.outcomes[neighbour.id];
-        if (!outcome || outcome.attempts === 0) continue;
-        const weight = (neighbour.similarity + 1e-6) * (counts.get(neighbour.id) ?? 1);
-        if (weight === 0) continue;
-        weighted += weight * laplace(outcome.successes, outcome.attempts);
-        total += weight;
-      }
-      return total > 0 ? weighted / total : 0.5;
+      return shrunkRate(
+        nearest.map((neighbour) => {
+          const base = (neighbour.similarity + 1e-6) / closest;
+          return { outcome: profile.outcomes[neighbour.id], base, weight: base * (counts.get(neighbour.id) ?? 1) };
+        }),
+      );
     };
     return byScore(candidates, score);
   }

@@ -4,8 +4,8 @@ import { callTool, createCounterEnvironment, createPlainHarness } from '@harness
 import { describe, expect, it } from 'vitest';
 import { AdaptiveRouter, reorderByRescues } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
-import { buildProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
-import { LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker } from './rankers.js';
+import { buildProfiles, carryOverProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
+import { LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker, shrunkRate } from './rankers.js';
 import { maxSummaryChars, summarizeProfiles, summaryPrompt } from './summaries.js';
 
 function variant(id: string) {
@@ -219,10 +219,32 @@ describe('rescue ranking and Rank-1 routing', () => {
   it('ranks for rescue by success on the validation tasks H0 fails, for routing on all of them', async () => {
     const ranker = new ProfileStatsRanker();
     const request = { task: selectTask('new'), profiles, candidates: ['broad', 'narrow'] };
-    // Route: broad (8+1)/(12+2) = 0.64 vs narrow (5+1)/(12+2) = 0.43.
+    // Priors over all three tasks: broad (8+1)/(12+2) = 9/14, narrow (5+1)/(12+2) = 6/14.
+    // Route: every task counts, broad (8 + 2 * 9/14)/(12 + 2) = 0.66 vs narrow (5 + 2 * 6/14)/14 = 0.42.
     expect(await ranker.rank(request)).toEqual(['broad', 'narrow']);
-    // Rescue: only c counts (H0's failure rate 1 there, 0 on a and b): broad 1/6, narrow 4/6.
+    // Rescue: only c counts (H0's failure rate 1 there, 0 on a and b): broad (0 + 2 * 9/14)/(4 + 2) = 0.21,
+    // narrow (3 + 2 * 6/14)/6 = 0.64.
     expect(await ranker.rank({ ...request, purpose: 'rescue' })).toEqual(['narrow', 'broad']);
+  });
+
+  it('shrinks thin rescue evidence toward the harness rate on all the similar tasks', () => {
+    // H0 fails only d, where neither variant succeeded in its 2 attempts: the rescue evidence is
+    // a tie, and the rates on all four tasks decide: (0 + 2 * (6+1)/(8+2))/(2 + 2) = 0.35 vs
+    // (0 + 2 * (0+1)/(8+2))/(2 + 2) = 0.05.
+    const outcome = (successes: number) => ({ attempts: 2, successes });
+    const strong = [outcome(2), outcome(2), outcome(2), outcome(0)];
+    const weak = [outcome(0), outcome(0), outcome(0), outcome(0)];
+    const h0Failure = [0, 0, 0, 1];
+    const evidence = (outcomes: typeof strong) =>
+      outcomes.map((item, index) => ({ outcome: item, base: 1, weight: h0Failure[index] ?? 0 }));
+    expect(shrunkRate(evidence(strong))).toBeCloseTo(0.35, 12);
+    expect(shrunkRate(evidence(weak))).toBeCloseTo(0.05, 12);
+    // Plenty of rescue evidence outweighs the prior: 10 of 10 where H0 fails, despite 0 of 30 elsewhere.
+    const thick = [
+      { outcome: { attempts: 30, successes: 0 }, base: 1, weight: 0 },
+      { outcome: { attempts: 10, successes: 10 }, base: 1, weight: 1 },
+    ];
+    expect(shrunkRate(thick)).toBeGreaterThan(0.8);
   });
 
   it('rescue weights fall back to every task alike when H0 failed none of them', async () => {
@@ -250,6 +272,37 @@ describe('rescue ranking and Rank-1 routing', () => {
     expect(await routed.topChoice(selectTask('new'))).toBe('broad');
     // Only the harnesses at hand: without broad, narrow's gain is (0 - 0.5 + 0 - 1 + 1 - 0) / 3 < 0: H0.
     expect(await routed.topChoice(selectTask('new'), ['narrow'])).toBe('h0');
+  });
+});
+
+describe('carrying evidence over anchors', () => {
+  it('adds the earlier counts at a discount and derives rates, helps and hurts again', async () => {
+    // Earlier: H0 failed c, which only narrow solved. Now H0 and every variant solve a and b alike,
+    // and nothing solves c: the fresh anchor alone cannot tell the variants apart.
+    const earlier = handProfiles({
+      h0: { a: 2, b: 4, c: 0 },
+      broad: { a: 4, b: 4, c: 0 },
+      narrow: { a: 1, b: 1, c: 3 },
+    });
+    const fresh = handProfiles({ h0: { a: 4, b: 4, c: 0 }, broad: { a: 4, b: 4, c: 0 }, narrow: { a: 4, b: 4, c: 0 } });
+    const carried = carryOverProfiles(earlier, fresh, 0.5);
+    const narrow = carried.variants.find((profile) => profile.harnessId === 'narrow');
+    expect(narrow?.outcomes).toEqual({
+      a: { attempts: 6, successes: 4.5 },
+      b: { attempts: 6, successes: 4.5 },
+      c: { attempts: 6, successes: 1.5 },
+    });
+    expect(narrow?.helps).toEqual(['c']);
+    expect(carried.h0.outcomes.a).toEqual({ attempts: 6, successes: 5 });
+    expect(carried.policyVersion).toBe(fresh.policyVersion);
+    // So the rescue ranking still finds narrow for tasks like c; on the fresh anchor alone the two
+    // tie everywhere, and the tie goes to the id.
+    const ranker = new ProfileStatsRanker();
+    const request = { task: selectTask('new'), candidates: ['broad', 'narrow'], purpose: 'rescue' as const };
+    expect(await ranker.rank({ ...request, profiles: carried })).toEqual(['narrow', 'broad']);
+    expect(await ranker.rank({ ...request, profiles: fresh })).toEqual(['broad', 'narrow']);
+    expect(carryOverProfiles(earlier, fresh, 0)).toBe(fresh);
+    expect(() => carryOverProfiles(earlier, fresh, 1.5)).toThrow(/discount must be in \[0, 1\]/);
   });
 });
 

@@ -30,6 +30,8 @@ export interface TrainFlags extends EnvironmentOptions {
   /** Rescue routing for harness-s: adaptive profiles (default), fixed profiles, or random variants. */
   router?: string;
   reanchorEvery?: number;
+  /** Share of earlier anchors' evidence a re-anchoring keeps. */
+  carryOver?: number;
   /** Profiles to start from (otherwise anchored on the initial policy). */
   profiles?: string;
   /** `MODEL@URL` of LLM rankers joining the router's vote. */
@@ -73,6 +75,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
         : new AdaptiveRouter({
             mode: flags.router === 'fixed' ? 'fixed' : 'adaptive',
             ...(flags.reanchorEvery ? { reanchorEvery: flags.reanchorEvery } : {}),
+            ...(flags.carryOver !== undefined ? { carryOver: flags.carryOver } : {}),
             ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
             rankers: routerRankers(flags.llmRanker, h0, log),
             ...(summarize ? { summarize } : {}),
