@@ -160,7 +160,7 @@ export function createProgram(): Command {
     .addOption(
       new Option(
         '--router <kind>',
-        'rescue routing (harness-s): adaptive re-anchors its profiles and learns from rescues; fixed keeps its first profiles; random draws distinct variants',
+        'rescue routing (harness-s): adaptive re-anchors its profiles; fixed keeps its first profiles; random draws distinct variants',
       )
         .choices(['adaptive', 'fixed', 'random'])
         .default('adaptive'),
@@ -170,6 +170,10 @@ export function createProgram(): Command {
       '--carry-over <x>',
       "adaptive router: share of earlier anchors' evidence a re-anchoring keeps, in [0, 1] (default 0.5)",
       fraction('--carry-over'),
+    )
+    .option(
+      '--rescue-memory',
+      'adaptive router: when a task fails again, try first what rescued it and last what only failed it',
     )
     .option('--profiles <dir>', 'initial behaviour profiles (default: anchored on the initial policy)')
     .option(

@@ -26,10 +26,7 @@ export interface AdaptiveRouterOptions {
   rankers?: Ranker[];
   /** Votes fall off as decay^rank (default 0.7). */
   decay?: number;
-  /**
-   * `adaptive` re-anchors profiles every `reanchorEvery` steps and learns from the rescues it is
-   * told about (`observe`); `fixed` keeps the first profiles and learns nothing.
-   */
+  /** `adaptive` re-anchors profiles every `reanchorEvery` steps; `fixed` keeps the first ones. */
   mode?: 'adaptive' | 'fixed';
   reanchorEvery?: number;
   /** Attempts per validation task when (re-)anchoring (default 2). */
@@ -39,6 +36,13 @@ export interface AdaptiveRouterOptions {
    * carried over at this discount (see `carryOverProfiles`); 0 keeps only the fresh anchor.
    */
   carryOver?: number;
+  /**
+   * Adaptive mode: remember what each rescue gave (`observe`), and when a task fails again put the
+   * variants that solved it first and the ones that only failed it last (default off). Meant for
+   * policies that fail a task the same way under the same harness; with the simulated policy,
+   * whose attempts are independent draws, moving away from a failed set lowered rescue success.
+   */
+  rescueMemory?: boolean;
   /** Rewrites freshly anchored profiles before use, e.g. `summarizeProfiles` with a chat model. */
   summarize?: (profiles: ProfileSet) => Promise<ProfileSet>;
   /** Told when profiles are (re-)anchored. */
@@ -111,14 +115,14 @@ export class AdaptiveRouter implements RescueRouter {
     return this.profiles;
   }
 
-  /** What the rescues observed so far gave, per task and harness (adaptive mode only). */
+  /** What the rescues observed so far gave, per task and harness (with `rescueMemory` only). */
   get rescueHistory(): Readonly<Record<string, Readonly<Record<string, TaskOutcome>>>> {
     return this.rescues;
   }
 
-  /** Adaptive mode: remembers what each variant did on the rescued task, for the next rescue of it. */
+  /** With `rescueMemory` (adaptive mode): remembers what each variant did on the rescued task. */
   observe(report: RescueReport): void {
-    if (this.mode !== 'adaptive') return;
+    if (this.mode !== 'adaptive' || !this.options.rescueMemory) return;
     const seen = this.rescues[report.task.id] ?? {};
     this.rescues[report.task.id] = seen;
     for (const { harnessId, attempts, successes } of report.outcomes) {

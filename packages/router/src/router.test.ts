@@ -293,7 +293,7 @@ describe('carrying evidence over anchors', () => {
       c: { attempts: 6, successes: 1.5 },
     });
     expect(narrow?.helps).toEqual(['c']);
-    expect(carried.h0.outcomes.a).toEqual({ attempts: 6, successes: 5 });
+    expect(carried.h0.outcomes['a']).toEqual({ attempts: 6, successes: 5 });
     expect(carried.policyVersion).toBe(fresh.policyVersion);
     // So the rescue ranking still finds narrow for tasks like c; on the fresh anchor alone the two
     // tie everywhere, and the tie goes to the id.
@@ -332,11 +332,12 @@ describe('rescue history', () => {
     expect(reorderByRescues(['narrow', 'broad'], undefined)).toEqual(['narrow', 'broad']);
   });
 
-  it('an adaptive router stops repeating a rescue set that failed; a fixed one learns nothing', async () => {
+  it('with rescue memory, an adaptive router stops repeating a rescue set that failed; others learn nothing', async () => {
     const pool = candidates.map((id) => variant(id).spec);
     const request = { task: selectTask('t'), pool, count: 2, step: 1, random: new Random(1) };
-    const adaptive = new AdaptiveRouter({ profiles, mode: 'adaptive' });
-    const fixed = new AdaptiveRouter({ profiles, mode: 'fixed' });
+    const adaptive = new AdaptiveRouter({ profiles, mode: 'adaptive', rescueMemory: true });
+    const fixed = new AdaptiveRouter({ profiles, mode: 'fixed', rescueMemory: true });
+    const forgetful = new AdaptiveRouter({ profiles, mode: 'adaptive' });
     const first = await adaptive.select(request);
     expect(await fixed.select(request)).toEqual(first);
     const report = {
@@ -346,13 +347,16 @@ describe('rescue history', () => {
     };
     adaptive.observe(report);
     fixed.observe(report);
+    forgetful.observe(report);
     expect(fixed.rescueHistory).toEqual({});
+    expect(forgetful.rescueHistory).toEqual({});
+    expect(await forgetful.select(request)).toEqual(first);
     expect(await fixed.select(request)).toEqual(first);
     const second = await adaptive.select(request);
     expect(second.filter((id) => first.includes(id))).toEqual([]);
     // Another task is routed as before, and the history survives a checkpoint.
     expect(await adaptive.select({ ...request, task: selectTask('u') })).toEqual(first);
-    const restored = new AdaptiveRouter({ mode: 'adaptive' });
+    const restored = new AdaptiveRouter({ mode: 'adaptive', rescueMemory: true });
     restored.restore(adaptive.state());
     expect(await restored.select(request)).toEqual(second);
     // A checkpoint from before rescue history existed restores with none.

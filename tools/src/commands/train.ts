@@ -32,6 +32,8 @@ export interface TrainFlags extends EnvironmentOptions {
   reanchorEvery?: number;
   /** Share of earlier anchors' evidence a re-anchoring keeps. */
   carryOver?: number;
+  /** Adaptive router: remember what each rescue gave. */
+  rescueMemory?: boolean;
   /** Profiles to start from (otherwise anchored on the initial policy). */
   profiles?: string;
   /** `MODEL@URL` of LLM rankers joining the router's vote. */
@@ -76,6 +78,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
             mode: flags.router === 'fixed' ? 'fixed' : 'adaptive',
             ...(flags.reanchorEvery ? { reanchorEvery: flags.reanchorEvery } : {}),
             ...(flags.carryOver !== undefined ? { carryOver: flags.carryOver } : {}),
+            ...(flags.rescueMemory ? { rescueMemory: true } : {}),
             ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
             rankers: routerRankers(flags.llmRanker, h0, log),
             ...(summarize ? { summarize } : {}),
