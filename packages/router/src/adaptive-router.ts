@@ -50,10 +50,10 @@ export interface AdaptiveRouterOptions {
 }
 
 /**
- * A task rescued before is rescued in the light of what that gave under the current policy: the
- * variants that solved it come first (by smoothed success rate), then the ones not yet tried on it
- * in the vote's order, and the ones that only failed it last. A blind spot of the policy on a task
- * stays until training removes it, so repeating a rescue set that failed mostly fails again.
+ * Rescue memory: a task rescued before is rescued in the light of what that gave. The variants that
+ * solved it come first (by smoothed success rate), then the ones not yet tried on it in the vote's
+ * order, and the ones that only failed it last. Where a policy fails a task the same way under the
+ * same harness, repeating a rescue set that failed would mostly fail again.
  */
 export function reorderByRescues(order: readonly string[], seen: Readonly<Record<string, TaskOutcome>> | undefined) {
   if (!seen) return [...order];
@@ -72,7 +72,7 @@ export function reorderByRescues(order: readonly string[], seen: Readonly<Record
 const RouterState = z.object({
   profiles: ProfileSet.nullable(),
   anchors: z.number().int(),
-  // Checkpoints written before rescue history existed read none.
+  // Checkpoints written before rescue memory existed read none.
   rescues: z.record(z.string(), z.record(z.string(), TaskOutcome)).default({}),
 });
 
