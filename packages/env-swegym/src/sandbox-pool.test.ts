@@ -120,6 +120,31 @@ describe('SandboxPool', () => {
     expect(sandbox.destroyed).toBe(true);
   });
 
+  it('waits, when destroyed, for a sandbox still being made whose episode no longer waits for it', async () => {
+    const provider = fakeProvider();
+    const create = provider.create.bind(provider);
+    let finish = () => {};
+    provider.create = (options) =>
+      new Promise((resolve) => {
+        finish = () => resolve(create(options));
+      });
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });
+    // The episode was interrupted: nobody awaits its acquire any more.
+    const making = pool.acquire('img', workspace('a'));
+    making.catch(() => {});
+    let closed = false;
+    const closing = pool.destroyAll().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(closed).toBe(false);
+    finish();
+    await closing;
+    expect(provider.made).toHaveLength(1);
+    expect(provider.made[0]?.destroyed).toBe(true);
+    await expect(making).rejects.toThrow(/closed while a sandbox was being made/);
+  });
+
   it('destroys a sandbox whose reset fails instead of reusing it', async () => {
     const provider = fakeProvider();
     const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });

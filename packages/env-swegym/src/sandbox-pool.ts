@@ -36,6 +36,11 @@ export class SandboxPool {
   private closed = false;
   /** Discards under way, awaited by destroyAll. */
   private readonly discarding = new Set<Promise<void>>();
+  /**
+   * Sandboxes being made, awaited by destroyAll: an interrupted episode stops waiting for its
+   * sandbox, but the container is made all the same and must not outlive the pool.
+   */
+  private readonly making = new Set<Promise<SweSandbox>>();
   readonly stats: PoolStats = { created: 0, reused: 0, retargeted: 0, destroyed: 0, resetFailures: 0 };
 
   constructor(private readonly options: SandboxPoolOptions) {}
@@ -77,6 +82,27 @@ export class SandboxPool {
         }
       }
     }
+    const making = this.make(image);
+    this.making.add(making);
+    void making.then(
+      () => this.making.delete(making),
+      () => this.making.delete(making),
+    );
+    const sandbox = await making;
+    this.busy.add(sandbox);
+    try {
+      signal?.throwIfAborted();
+      await sandbox.prepare(workspace);
+    } catch (error) {
+      this.busy.delete(sandbox);
+      await this.discard(sandbox);
+      throw error;
+    }
+    return sandbox;
+  }
+
+  /** A new sandbox; one finished after the pool was closed is destroyed, and the caller told so. */
+  private async make(image: string | undefined): Promise<SweSandbox> {
     const sandbox = await this.options.provider.create({
       ...(image ? { image } : {}),
       labels: this.options.labels,
@@ -88,15 +114,6 @@ export class SandboxPool {
         code: 'pool-closed',
         retryable: false,
       });
-    }
-    this.busy.add(sandbox);
-    try {
-      signal?.throwIfAborted();
-      await sandbox.prepare(workspace);
-    } catch (error) {
-      this.busy.delete(sandbox);
-      await this.discard(sandbox);
-      throw error;
     }
     return sandbox;
   }
@@ -153,7 +170,8 @@ export class SandboxPool {
 
   /**
    * Destroys every sandbox, idle or in use, and closes the pool: a sandbox still being made or
-   * reset when this runs is destroyed as soon as that finishes, instead of being kept.
+   * reset when this runs is destroyed as soon as that finishes, instead of being kept, and this
+   * waits for the sandboxes being made.
    */
   async destroyAll(): Promise<void> {
     this.closed = true;
@@ -161,6 +179,7 @@ export class SandboxPool {
     this.idle = [];
     this.busy.clear();
     await Promise.all(all.map((sandbox) => this.discard(sandbox)));
+    await Promise.allSettled([...this.making]);
     await Promise.all([...this.discarding]);
   }
 }
