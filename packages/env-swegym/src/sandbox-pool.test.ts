@@ -58,6 +58,18 @@ function fakeProvider(): SweSandboxProvider & { made: FakeSandbox[] } {
   };
 }
 
+/** `destroyAll` does not finish before `finish` is called, and does after. */
+async function destroyAllWaitsFor(pool: SandboxPool, finish: () => void): Promise<void> {
+  let closed = false;
+  const closing = pool.destroyAll().then(() => {
+    closed = true;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(closed).toBe(false);
+  finish();
+  await closing;
+}
+
 const workspace = (baseCommit: string): Workspace => ({ kind: 'image', repoPath: '/testbed', baseCommit });
 
 describe('SandboxPool', () => {
@@ -109,14 +121,7 @@ describe('SandboxPool', () => {
         };
       });
     void pool.discard(sandbox);
-    let closed = false;
-    const closing = pool.destroyAll().then(() => {
-      closed = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(closed).toBe(false);
-    finish();
-    await closing;
+    await destroyAllWaitsFor(pool, () => finish());
     expect(sandbox.destroyed).toBe(true);
   });
 
@@ -132,14 +137,7 @@ describe('SandboxPool', () => {
     // The episode was interrupted: nobody awaits its acquire any more.
     const making = pool.acquire('img', workspace('a'));
     making.catch(() => {});
-    let closed = false;
-    const closing = pool.destroyAll().then(() => {
-      closed = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(closed).toBe(false);
-    finish();
-    await closing;
+    await destroyAllWaitsFor(pool, () => finish());
     expect(provider.made).toHaveLength(1);
     expect(provider.made[0]?.destroyed).toBe(true);
     await expect(making).rejects.toThrow(/closed while a sandbox was being made/);
