@@ -1,18 +1,13 @@
-import type { HarnessSpec, Policy, Task } from '@harness-s/core';
+import type { Policy, Task } from '@harness-s/core';
 import { Random } from '@harness-s/core';
 import { callTool, createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
-import { AdaptiveRouter, reorderByRescues } from './adaptive-router.js';
+import { handProfiles, selectTask, variant } from './__fixtures__/hand-profiles.js';
+import { AdaptiveRouter } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
-import { buildProfiles, carryOverProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
+import { buildProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
 import { LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker, shrunkRate } from './rankers.js';
 import { maxSummaryChars, summarizeProfiles, summaryPrompt } from './summaries.js';
-
-function variant(id: string) {
-  const harness = createPlainHarness();
-  const spec: HarnessSpec = { ...harness.spec, id, parent: 'plain', direction: id };
-  return { ...harness, spec };
-}
 
 /** Solves count-N only under harness `good-N`; count-1 under every harness but `bad`. */
 const policy: Policy = {
@@ -166,48 +161,6 @@ describe('rankers and the adaptive router', () => {
   });
 });
 
-/** A profile set written out by hand: successes of 4 attempts per harness and validation task. */
-function handProfiles(successes: Record<string, Record<string, number>>): ProfileSet {
-  const taskIds = Object.keys(Object.values(successes)[0] ?? {});
-  const profile = (harnessId: string): HarnessProfile => ({
-    harnessId,
-    parent: null,
-    direction: null,
-    description: harnessId,
-    outcomes: Object.fromEntries(
-      taskIds.map((id) => [id, { attempts: 4, successes: successes[harnessId]?.[id] ?? 0 }]),
-    ),
-    successRate: 0,
-    helps: [],
-    hurts: [],
-    byFeature: { 'category=select': { tasks: taskIds.length, h0Rate: 0.5, rate: 0.5 } },
-    summary: harnessId,
-    summaryBy: 'template',
-  });
-  const [h0 = 'h0', ...variants] = Object.keys(successes);
-  return {
-    schemaVersion: 1,
-    env: 'hand',
-    policyVersion: 'v1',
-    anchoredAtStep: 0,
-    k: 4,
-    seed: 0,
-    tasks: taskIds.map((id) => ({ id, text: `task ${id}`, features: ['category=select'] })),
-    h0: profile(h0),
-    variants: variants.map(profile),
-    createdAt: '2026-01-01T00:00:00.000Z',
-  };
-}
-
-const selectTask = (id: string): Task => ({
-  id,
-  env: 'hand',
-  split: 'test',
-  instruction: `task ${id}`,
-  category: 'select',
-  tags: [],
-});
-
 describe('rescue ranking and Rank-1 routing', () => {
   // H0 solves a and b, fails c. `broad` does well where H0 already does; `narrow` solves c.
   const profiles = handProfiles({
@@ -272,97 +225,6 @@ describe('rescue ranking and Rank-1 routing', () => {
     expect(await routed.topChoice(selectTask('new'))).toBe('broad');
     // Only the harnesses at hand: without broad, narrow's gain is (0 - 0.5 + 0 - 1 + 1 - 0) / 3 < 0: H0.
     expect(await routed.topChoice(selectTask('new'), ['narrow'])).toBe('h0');
-  });
-});
-
-describe('carrying evidence over anchors', () => {
-  it('adds the earlier counts at a discount and derives rates, helps and hurts again', async () => {
-    // Earlier: H0 failed c, which only narrow solved. Now H0 and every variant solve a and b alike,
-    // and nothing solves c: the fresh anchor alone cannot tell the variants apart.
-    const earlier = handProfiles({
-      h0: { a: 2, b: 4, c: 0 },
-      broad: { a: 4, b: 4, c: 0 },
-      narrow: { a: 1, b: 1, c: 3 },
-    });
-    const fresh = handProfiles({ h0: { a: 4, b: 4, c: 0 }, broad: { a: 4, b: 4, c: 0 }, narrow: { a: 4, b: 4, c: 0 } });
-    const carried = carryOverProfiles(earlier, fresh, 0.5);
-    const narrow = carried.variants.find((profile) => profile.harnessId === 'narrow');
-    expect(narrow?.outcomes).toEqual({
-      a: { attempts: 6, successes: 4.5 },
-      b: { attempts: 6, successes: 4.5 },
-      c: { attempts: 6, successes: 1.5 },
-    });
-    expect(narrow?.helps).toEqual(['c']);
-    expect(carried.h0.outcomes['a']).toEqual({ attempts: 6, successes: 5 });
-    expect(carried.policyVersion).toBe(fresh.policyVersion);
-    // So the rescue ranking still finds narrow for tasks like c; on the fresh anchor alone the two
-    // tie everywhere, and the tie goes to the id.
-    const ranker = new ProfileStatsRanker();
-    const request = { task: selectTask('new'), candidates: ['broad', 'narrow'], purpose: 'rescue' as const };
-    expect(await ranker.rank({ ...request, profiles: carried })).toEqual(['narrow', 'broad']);
-    expect(await ranker.rank({ ...request, profiles: fresh })).toEqual(['broad', 'narrow']);
-    expect(carryOverProfiles(earlier, fresh, 0)).toBe(fresh);
-    expect(() => carryOverProfiles(earlier, fresh, 1.5)).toThrow(/discount must be in \[0, 1\]/);
-  });
-});
-
-describe('rescue history', () => {
-  const profiles = handProfiles({
-    h0: { a: 4, b: 4, c: 0 },
-    broad: { a: 4, b: 4, c: 0 },
-    narrow: { a: 1, b: 1, c: 3 },
-    other: { a: 0, b: 0, c: 2 },
-    spare: { a: 0, b: 0, c: 1 },
-  });
-  const candidates = ['broad', 'narrow', 'other', 'spare'];
-
-  it('puts what solved the task before first, then the untried in vote order, then what only failed it', () => {
-    const seen = {
-      narrow: { attempts: 2, successes: 0 },
-      other: { attempts: 1, successes: 1 },
-      spare: { attempts: 3, successes: 1 },
-    };
-    // other (1+1)/(1+2) = 0.67 before spare (1+1)/(3+2) = 0.4; broad untried; narrow failed twice.
-    expect(reorderByRescues(['narrow', 'spare', 'broad', 'other'], seen)).toEqual([
-      'other',
-      'spare',
-      'broad',
-      'narrow',
-    ]);
-    expect(reorderByRescues(['narrow', 'broad'], undefined)).toEqual(['narrow', 'broad']);
-  });
-
-  it('with rescue memory, an adaptive router stops repeating a rescue set that failed; others learn nothing', async () => {
-    const pool = candidates.map((id) => variant(id).spec);
-    const request = { task: selectTask('t'), pool, count: 2, step: 1, random: new Random(1) };
-    const adaptive = new AdaptiveRouter({ profiles, mode: 'adaptive', rescueMemory: true });
-    const fixed = new AdaptiveRouter({ profiles, mode: 'fixed', rescueMemory: true });
-    const forgetful = new AdaptiveRouter({ profiles, mode: 'adaptive' });
-    const first = await adaptive.select(request);
-    expect(await fixed.select(request)).toEqual(first);
-    const report = {
-      task: request.task,
-      step: 1,
-      outcomes: first.map((harnessId) => ({ harnessId, attempts: 1, successes: 0 })),
-    };
-    adaptive.observe(report);
-    fixed.observe(report);
-    forgetful.observe(report);
-    expect(fixed.rescueHistory).toEqual({});
-    expect(forgetful.rescueHistory).toEqual({});
-    expect(await forgetful.select(request)).toEqual(first);
-    expect(await fixed.select(request)).toEqual(first);
-    const second = await adaptive.select(request);
-    expect(second.filter((id) => first.includes(id))).toEqual([]);
-    // Another task is routed as before, and the history survives a checkpoint.
-    expect(await adaptive.select({ ...request, task: selectTask('u') })).toEqual(first);
-    const restored = new AdaptiveRouter({ mode: 'adaptive', rescueMemory: true });
-    restored.restore(adaptive.state());
-    expect(await restored.select(request)).toEqual(second);
-    // A checkpoint from before rescue history existed restores with none.
-    const { rescues: _dropped, ...older } = adaptive.state() as Record<string, unknown>;
-    restored.restore(older);
-    expect(restored.rescueHistory).toEqual({});
   });
 });
 

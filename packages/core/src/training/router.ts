@@ -4,6 +4,7 @@ import type { HarnessSpec } from '../harness-spec.js';
 import type { Policy } from '../policy.js';
 import type { Random } from '../random.js';
 import type { Task } from '../task.js';
+import type { Trajectory } from '../trajectory.js';
 
 /** What a router is asked when a group under H0 failed entirely. */
 export interface RescueRequest {
@@ -23,6 +24,22 @@ export interface HarnessOutcome {
   harnessId: string;
   attempts: number;
   successes: number;
+}
+
+/** Scored attempts and successes per harness, in order of first appearance. */
+export function outcomesByHarness(trajectories: readonly Trajectory[]): HarnessOutcome[] {
+  const byHarness = new Map<string, HarnessOutcome>();
+  for (const trajectory of trajectories) {
+    const outcome = byHarness.get(trajectory.harnessId) ?? {
+      harnessId: trajectory.harnessId,
+      attempts: 0,
+      successes: 0,
+    };
+    byHarness.set(trajectory.harnessId, outcome);
+    outcome.attempts += 1;
+    if (trajectory.evaluation?.success) outcome.successes += 1;
+  }
+  return [...byHarness.values()];
 }
 
 /** What one rescue met: the task, the step, and per variant its scored attempts and successes. */

@@ -9,7 +9,7 @@ import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
 import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
 import { batchFor, groupSlice } from './batches.js';
-import { type HarnessOutcome, RandomRouter, type RescueRouter } from './router.js';
+import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
 import { rescueShape, TrainConfig, type TrainConfigInput } from './train-config.js';
 import { type Checkpoint, type EvalPoint, emptyTotals, TrainStore, type TrainTotals } from './train-store.js';
@@ -55,22 +55,6 @@ interface AttemptPlan<T extends Task> {
 }
 
 const completionTokens = (trajectory: Trajectory): number => trajectory.usage.completionTokens;
-
-/** Scored attempts and successes per harness, in order of first appearance. */
-function outcomesByHarness(trajectories: readonly Trajectory[]): HarnessOutcome[] {
-  const byHarness = new Map<string, HarnessOutcome>();
-  for (const trajectory of trajectories) {
-    const outcome = byHarness.get(trajectory.harnessId) ?? {
-      harnessId: trajectory.harnessId,
-      attempts: 0,
-      successes: 0,
-    };
-    byHarness.set(trajectory.harnessId, outcome);
-    outcome.attempts += 1;
-    if (trajectory.evaluation?.success) outcome.successes += 1;
-  }
-  return [...byHarness.values()];
-}
 
 /**
  * Complementary harness rescue training. Each step: K attempts per task under H0 (or a fixed
