@@ -3,15 +3,16 @@ import { ConfigError } from '../errors.js';
 import { evaluate } from '../evaluate.js';
 import type { Harness } from '../harness.js';
 import { formatZodError } from '../jsonl.js';
-import { deriveSeed, Random } from '../random.js';
+import { deriveSeed } from '../random.js';
 import type { Task } from '../task.js';
 import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
+import { type AttemptPlan, basePlans, rescuePlans } from './attempt-plans.js';
 import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
 import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
-import { rescueShape, TrainConfig, type TrainConfigInput } from './train-config.js';
+import { TrainConfig, type TrainConfigInput } from './train-config.js';
 import { type Checkpoint, type EvalPoint, emptyTotals, TrainStore, type TrainTotals } from './train-store.js';
 import { type TrainSummary, totalsRates } from './train-summary.js';
 import type { ScoredGroup, Trainer } from './trainer.js';
@@ -46,14 +47,6 @@ export interface TrainOptions<T extends Task> {
   signal?: AbortSignal;
 }
 
-interface AttemptPlan<T extends Task> {
-  task: T;
-  harness: Harness;
-  attempt: number;
-  role: 'base' | 'rescue';
-  seedParts: Array<string | number>;
-}
-
 const completionTokens = (trajectory: Trajectory): number => trajectory.usage.completionTokens;
 
 /**
@@ -77,8 +70,6 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   if (options.tasks.train.length === 0) throw new ConfigError('no training tasks', { code: 'no-tasks' });
   if (options.tasks.test.length === 0)
     throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
-  const shape = rescueShape(config);
-  const poolById = new Map(pool.map((harness) => [harness.spec.id, harness]));
   const mixture = [h0, ...pool.slice(0, config.mixtureSize)];
 
   const { store, checkpoint } = await TrainStore.open(
@@ -186,14 +177,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
 
     // Base attempts: K per task, under H0 or rotated over the fixed mixture.
     options.onProgress?.({ step, steps: config.steps, phase: 'base' });
-    const basePlans: AttemptPlan<T>[] = batch.flatMap((task, slot) =>
-      Array.from({ length: config.k }, (_, attempt) => {
-        const harness =
-          config.method === 'mixture' ? (mixture[(slot * config.k + attempt) % mixture.length] as Harness) : h0;
-        return { task, harness, attempt, role: 'base' as const, seedParts: [slot, 'base', attempt] };
-      }),
-    );
-    const base = await runPlans(basePlans, step);
+    const base = await runPlans(basePlans(batch, config, h0, mixture), step);
 
     // Rescue for every group whose scored base attempts all failed.
     const triggered = batch.map((_, slot) => {
@@ -201,48 +185,11 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       return scored.length > 0 && scored.every((trajectory) => !trajectory.evaluation.success);
     });
     const rescues = config.method === 'harness-s' || config.method === 'h0-resample';
-    const rescuePlans: AttemptPlan<T>[][] = [];
-    if (rescues) {
-      options.onProgress?.({ step, steps: config.steps, phase: 'rescue' });
-      for (const [slot, task] of batch.entries()) {
-        if (!triggered[slot]) {
-          rescuePlans.push([]);
-          continue;
-        }
-        const harnesses =
-          config.method === 'harness-s'
-            ? (
-                await router.select({
-                  task,
-                  pool: pool.map((harness) => harness.spec),
-                  count: shape.variants,
-                  step,
-                  random: new Random(deriveSeed(config.seed, step, slot, 'route')),
-                })
-              ).map((id) => {
-                const harness = poolById.get(id);
-                if (!harness)
-                  throw new ConfigError(`router ${router.id} chose '${id}', which is not in the pool`, {
-                    code: 'bad-route',
-                  });
-                return harness;
-              })
-            : Array.from({ length: shape.variants }, () => h0);
-        rescuePlans.push(
-          harnesses.flatMap((harness, variantIndex) =>
-            Array.from({ length: shape.attemptsPerVariant }, (_, repeat) => ({
-              task,
-              harness,
-              attempt:
-                config.method === 'h0-resample' ? config.k + variantIndex * shape.attemptsPerVariant + repeat : repeat,
-              role: 'rescue' as const,
-              seedParts: [slot, 'rescue', variantIndex, repeat],
-            })),
-          ),
-        );
-      }
-    }
-    const rescueFlat = await runPlans(rescuePlans.flat(), step);
+    if (rescues) options.onProgress?.({ step, steps: config.steps, phase: 'rescue' });
+    const rescueGroups: AttemptPlan<T>[][] = rescues
+      ? await rescuePlans({ batch, triggered, config, step, h0, pool, router })
+      : [];
+    const rescueFlat = await runPlans(rescueGroups.flat(), step);
 
     // Retained groups and their advantages.
     options.onProgress?.({ step, steps: config.steps, phase: 'update' });
@@ -262,7 +209,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     let rescueOffset = 0;
     for (const [slot, task] of batch.entries()) {
       const baseGroup = groupSlice(slot, base, config.k);
-      const rescueCount = rescuePlans[slot]?.length ?? 0;
+      const rescueCount = rescueGroups[slot]?.length ?? 0;
       const rescueGroup = rescueFlat.slice(rescueOffset, rescueOffset + rescueCount);
       rescueOffset += rescueCount;
       const rescued = rescueGroup.length > 0;

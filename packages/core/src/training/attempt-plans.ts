@@ -1,0 +1,89 @@
+import { ConfigError } from '../errors.js';
+import type { Harness } from '../harness.js';
+import { deriveSeed, Random } from '../random.js';
+import type { Task } from '../task.js';
+import type { RescueRouter } from './router.js';
+import { rescueShape, type TrainConfig } from './train-config.js';
+
+/** One attempt a training step runs: where, under which harness, and what its seed derives from. */
+export interface AttemptPlan<T extends Task> {
+  task: T;
+  harness: Harness;
+  attempt: number;
+  role: 'base' | 'rescue';
+  seedParts: Array<string | number>;
+}
+
+/** K attempts per task of the batch, under H0, or rotated over the fixed mixture (`mixture`). */
+export function basePlans<T extends Task>(
+  batch: readonly T[],
+  config: TrainConfig,
+  h0: Harness,
+  mixture: readonly Harness[],
+): AttemptPlan<T>[] {
+  return batch.flatMap((task, slot) =>
+    Array.from({ length: config.k }, (_, attempt) => {
+      const harness =
+        config.method === 'mixture' ? (mixture[(slot * config.k + attempt) % mixture.length] as Harness) : h0;
+      return { task, harness, attempt, role: 'base' as const, seedParts: [slot, 'base', attempt] };
+    }),
+  );
+}
+
+/**
+ * The rescue group of every triggered slot (an empty list for the others): `harness-s` asks the
+ * router for distinct variants, `h0-resample` takes fresh attempts under H0. The shape is
+ * variants x attempts per variant; a router answer outside the pool is an error.
+ */
+export async function rescuePlans<T extends Task>(options: {
+  batch: readonly T[];
+  triggered: readonly boolean[];
+  config: TrainConfig;
+  step: number;
+  h0: Harness;
+  pool: readonly Harness[];
+  router: RescueRouter;
+}): Promise<AttemptPlan<T>[][]> {
+  const { batch, triggered, config, step, h0, pool, router } = options;
+  const shape = rescueShape(config);
+  const poolById = new Map(pool.map((harness) => [harness.spec.id, harness]));
+  const plans: AttemptPlan<T>[][] = [];
+  for (const [slot, task] of batch.entries()) {
+    if (!triggered[slot]) {
+      plans.push([]);
+      continue;
+    }
+    const harnesses =
+      config.method === 'harness-s'
+        ? (
+            await router.select({
+              task,
+              pool: pool.map((harness) => harness.spec),
+              count: shape.variants,
+              step,
+              random: new Random(deriveSeed(config.seed, step, slot, 'route')),
+            })
+          ).map((id) => {
+            const harness = poolById.get(id);
+            if (!harness)
+              throw new ConfigError(`router ${router.id} chose '${id}', which is not in the pool`, {
+                code: 'bad-route',
+              });
+            return harness;
+          })
+        : Array.from({ length: shape.variants }, () => h0);
+    plans.push(
+      harnesses.flatMap((harness, variantIndex) =>
+        Array.from({ length: shape.attemptsPerVariant }, (_, repeat) => ({
+          task,
+          harness,
+          attempt:
+            config.method === 'h0-resample' ? config.k + variantIndex * shape.attemptsPerVariant + repeat : repeat,
+          role: 'rescue' as const,
+          seedParts: [slot, 'rescue', variantIndex, repeat],
+        })),
+      ),
+    );
+  }
+  return plans;
+}
