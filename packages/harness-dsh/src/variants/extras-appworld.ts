@@ -43,6 +43,21 @@ const apiDocLookup: ToolTransform = {
   },
 };
 
+/**
+ * The two lists a check compares, from its detail: `expected songs 3,5, found 3,5,8`,
+ * `expected 2,4, ordered 2` or `expected Ann | Bo; found Ann`. Null for other details.
+ */
+export function comparedLists(detail: string): { expected: string[]; actual: string[] } | null {
+  const match = /^expected (?:[a-z]+ )?(.*?)[,;] (?:found|ordered|got) (.*)$/.exec(detail);
+  if (!match) return null;
+  const items = (text: string) =>
+    text
+      .split(/\s*[,|]\s*/)
+      .map((item) => item.trim())
+      .filter((item) => item !== '' && item !== 'none');
+  return { expected: items(match[1] ?? ''), actual: items(match[2] ?? '') };
+}
+
 /** Failure signals of AppWorld trajectories: guessed passwords or parameters, giving up, first pages only, unions, unfinished flows. */
 function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
   const signals: FailureSignal[] = [];
@@ -86,18 +101,28 @@ function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
     if (check.passed) continue;
     const detail = check.detail ?? '';
     const counts = /expected (\d+), got (\d+)/.exec(detail);
+    // A list check: more than asked for is a union; fewer is a missed page or a skipped item.
+    const lists = counts ? null : comparedLists(detail);
+    const superset =
+      lists !== null &&
+      lists.actual.length > lists.expected.length &&
+      lists.expected.every((item) => lists.actual.includes(item));
+    const subset =
+      lists !== null &&
+      lists.actual.length < lists.expected.length &&
+      lists.actual.every((item) => lists.expected.includes(item));
     const firstPageOnly = blocks.some(
       (block) => /apis\.\w+\.show_\w+\(\{[^}]*\}\)/.test(block.text) && !/page_index/.test(block.text),
     );
     if (check.name === 'password-reset') {
       signals.push({ kind: 'unfinished-account-flow', skill: 'finish-account-flow', evidence: detail });
-    } else if (check.name === 'no-collateral-damage' || (counts && Number(counts[2]) > Number(counts[1]))) {
+    } else if (check.name === 'no-collateral-damage' || (counts && Number(counts[2]) > Number(counts[1])) || superset) {
       signals.push({
         kind: 'union-instead-of-intersection',
         skill: 'intersect-not-union',
         evidence: `${check.name}: ${detail}`,
       });
-    } else if (counts && Number(counts[2]) < Number(counts[1]) && firstPageOnly) {
+    } else if (((counts && Number(counts[2]) < Number(counts[1])) || subset) && firstPageOnly) {
       signals.push({ kind: 'first-page-only', skill: 'fetch-all-pages', evidence: `${check.name}: ${detail}` });
     } else if (
       /^\d+ of \d+/.test(detail) &&

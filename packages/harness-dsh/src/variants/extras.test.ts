@@ -1,6 +1,6 @@
 import type { Action, Check, Trajectory } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
-import { appworldExtras } from './extras-appworld.js';
+import { appworldExtras, comparedLists } from './extras-appworld.js';
 import { swegymExtras } from './extras-swegym.js';
 
 type Step = { action: Action; observation?: string; error?: boolean };
@@ -129,5 +129,21 @@ describe('AppWorld extras', () => {
     expect(kinds(appworldExtras.failureSignals?.(union) ?? [])).toEqual([
       'union-instead-of-intersection/intersect-not-union',
     ]);
+  });
+
+  it('reads a union and a missed page from checks that compare lists', () => {
+    expect(comparedLists('expected songs 3,5, found 3,5,8')).toEqual({ expected: ['3', '5'], actual: ['3', '5', '8'] });
+    expect(comparedLists('expected Ann | Bo; found Ann')).toEqual({ expected: ['Ann', 'Bo'], actual: ['Ann'] });
+    expect(comparedLists('expected 2,4, ordered none')).toEqual({ expected: ['2', '4'], actual: [] });
+    expect(comparedLists('3 new order(s)')).toBeNull();
+    const block = [execute('var liked = apis.music.show_liked_songs({ access_token: t });')];
+    const signal = (detail: string) =>
+      kinds(
+        appworldExtras.failureSignals?.(trajectory(block, [{ name: 'playlist-songs', passed: false, detail }])) ?? [],
+      );
+    expect(signal('expected songs 3,5, found 3,5,8')).toEqual(['union-instead-of-intersection/intersect-not-union']);
+    expect(signal('expected songs 3,5,8, found 3,5')).toEqual(['first-page-only/fetch-all-pages']);
+    // Other songs than the ones asked for: neither a union nor a missed page.
+    expect(signal('expected songs 3,5, found 4,6,7')).toEqual([]);
   });
 });
