@@ -64,3 +64,27 @@ describe('the Rank-1 table', () => {
     ).toEqual(['40.00 ± 0.00', '90.00 ± 0.00', '50.00 ± 0.00', '100.00 ± 0.00']);
   });
 });
+
+describe('the router ablation table', () => {
+  it('names the rescue shapes from the group size of the runs', () => {
+    const text = formatReproduceTables([
+      record(1, { k: 4 }),
+      record(1, { k: 4, variant: 'fixed-profiles' }),
+      record(1, { k: 4, variant: 'rescue-4x2' }),
+      record(1, { k: 8, env: 'appworld' }),
+      record(1, { k: 8, env: 'appworld', variant: 'rescue-4x2' }),
+    ]);
+    const routers = text
+      .slice(text.indexOf('Router ablations'))
+      .split('\n')
+      .filter((line) => /^(dbbench|appworld) /.test(line))
+      .map((line) => line.split(/\s{2,}/)[1]?.trim());
+    expect(routers).toEqual([
+      'adaptive profiles, 4x1',
+      'fixed profiles, 4x1',
+      'adaptive profiles, 2x2',
+      'adaptive profiles, 8x1',
+      'adaptive profiles, 4x2',
+    ]);
+  });
+});

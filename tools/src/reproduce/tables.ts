@@ -56,12 +56,14 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
         (record) => record.env === env && record.method === 'harness-s' && record.variant === variant,
       );
       if (runs.length === 0) return [];
+      // The rescue shapes follow the group size: K x 1, and K/2 x 2 for the breadth ablation.
+      const groupSize = runs[0]?.k ?? 8;
       const label =
         variant === 'main'
-          ? 'adaptive profiles, 8x1'
+          ? `adaptive profiles, ${groupSize}x1`
           : variant === 'fixed-profiles'
-            ? 'fixed profiles, 8x1'
-            : 'adaptive profiles, 4x2';
+            ? `fixed profiles, ${groupSize}x1`
+            : `adaptive profiles, ${Math.max(1, groupSize / 2)}x2`;
       return [
         [
           env,
