@@ -7,9 +7,10 @@ import type { SweTask } from './instance.js';
  *
  * - `check-diff-before-submit`: reproducing edited a sample data file (a `fixture` leftover).
  *   Unlike a debug print, a changed fixture looks like part of the fix in the diff, so agents
- *   rarely restore it.
+ *   rarely restore it. The level (6) is above what the skill learned on print instances, where it
+ *   has no hardness, makes up in a run: fixtures take what only fixture instances teach.
  */
-export const swegymHardnessLevels = { hard: 4 } as const;
+export const swegymHardnessLevels = { hard: 6 } as const;
 
 /** Per-skill hardness of an instance (skills not listed: 0; real instances: none). */
 export function swegymHardness(task: SweTask): Record<string, number> {
