@@ -7,8 +7,8 @@ import type { SweTask } from './instance.js';
  *
  * - `check-diff-before-submit`: reproducing edited a sample data file (a `fixture` leftover).
  *   Unlike a debug print, a changed fixture looks like part of the fix in the diff, so agents
- *   rarely restore it. The level (6) is above what the skill learned on print instances, where it
- *   has no hardness, makes up in a run: fixtures take what only fixture instances teach.
+ *   rarely restore it. At level 6, what the skill gains on print instances (where it has no
+ *   hardness) does not make fixtures easy within a run: they take what only fixture instances teach.
  */
 export const swegymHardnessLevels = { hard: 6 } as const;
 
