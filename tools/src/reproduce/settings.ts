@@ -50,3 +50,6 @@ export type ReproduceMethod = (typeof reproduceMethods)[number];
 /** The router ablations (method harness-s): the main run is adaptive profiles with K x 1 rescue. */
 export const ablations = ['fixed-profiles', 'rescue-4x2'] as const;
 export type Ablation = (typeof ablations)[number];
+
+/** The rescue shape of the breadth ablation (`rescue-4x2`) for group size K: K/2 variants x 2 attempts. */
+export const breadthAblationShape = (k: number) => ({ variants: Math.max(1, k / 2), attemptsPerVariant: 2 });

@@ -1,6 +1,6 @@
 import { renderTable } from '../format.js';
 import { mean, type ResultRecord, spread } from './results.js';
-import { ablations, reproduceMethods } from './settings.js';
+import { ablations, breadthAblationShape, reproduceMethods } from './settings.js';
 
 const pct = (value: number): string => `${(value * 100).toFixed(2)}`;
 const meanSpread = (values: readonly number[]): string =>
@@ -63,7 +63,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
           ? `adaptive profiles, ${groupSize}x1`
           : variant === 'fixed-profiles'
             ? `fixed profiles, ${groupSize}x1`
-            : `adaptive profiles, ${Math.max(1, groupSize / 2)}x2`;
+            : `adaptive profiles, ${breadthAblationShape(groupSize).variants}x2`;
       return [
         [
           env,

@@ -18,7 +18,7 @@ import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { AdaptiveRouter, type ProfileSet } from '@harness-s/router';
 import type { TaskSplits } from '../task-splits.js';
 import type { ResultRecord } from './results.js';
-import type { EnvironmentBudget, ReproduceMethod } from './settings.js';
+import { breadthAblationShape, type EnvironmentBudget, type ReproduceMethod } from './settings.js';
 
 export interface TrainOneOptions {
   root: string;
@@ -155,7 +155,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
         evalK: budget.evalK,
         evalEvery: budget.evalEvery,
         concurrency: options.concurrency,
-        ...(variant === 'rescue-4x2' ? { rescue: { variants: Math.max(1, budget.k / 2), attemptsPerVariant: 2 } } : {}),
+        ...(variant === 'rescue-4x2' ? { rescue: breadthAblationShape(budget.k) } : {}),
       },
       environment: options.environment,
       tasks: options.splits,
