@@ -61,8 +61,8 @@ export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
     'exact-values': 1.5,
     'verify-after-write': -0.5,
     // SWE-Gym: usually reproduces and fixes every call site, often submits without running the tests.
-    'reproduce-first': 0.5,
-    'fix-all-call-sites': 0.5,
+    'reproduce-first': 1.5,
+    'fix-all-call-sites': 1.5,
     'run-tests-before-submit': 0.0,
     'check-diff-before-submit': 0.5,
     // AppWorld: usually asks the supervisor app for passwords; often calls an API without its doc,
