@@ -10,7 +10,7 @@ import {
   scoreAnswerV02,
   scoreWrite,
 } from './answer-scoring.js';
-import { pythonLiteralRepr } from './python-text.js';
+import { pythonLiteralRepr } from './python-literal.js';
 
 interface DevRecord {
   type: string[];

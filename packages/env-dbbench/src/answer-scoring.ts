@@ -7,13 +7,8 @@
  * Python's dynamic behaviour (eval, float(), set equality, str.strip) is emulated exactly where it
  * can change a verdict; `detail` says which rule decided.
  */
-import {
-  formatPythonRows,
-  type PythonLiteral,
-  parsePythonLiteral,
-  pythonLiteralRepr,
-  pythonLiteralStr,
-} from './python-text.js';
+import { type PythonLiteral, parsePythonLiteral, pythonLiteralRepr, pythonLiteralStr } from './python-literal.js';
+import { formatPythonRows } from './python-text.js';
 
 /**
  * An agent's final answer. `text` is the raw text after `Final Answer:` (original text protocol; see

@@ -1,17 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PythonLiteralError, parsePythonLiteral, pythonLiteralRepr, pythonLiteralStr } from './python-literal.js';
 import {
   formatPythonRows,
   formatPythonValue,
   PyDate,
   PyDecimal,
   PyFloat,
-  PythonLiteralError,
-  parsePythonLiteral,
   pythonFloatRepr,
-  pythonLiteralRepr,
-  pythonLiteralStr,
   pythonStringRepr,
 } from './python-text.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHashResult } from './answer-scoring.js';
-import { parsePythonLiteral, pythonLiteralStr } from './python-text.js';
+import { parsePythonLiteral, pythonLiteralStr } from './python-literal.js';
 import { MYSQL_DEFAULT_GROUP_CONCAT_MAX_LEN, tableHash, tableHashSql } from './table-hash.js';
 
 interface DevRecord {
