@@ -57,13 +57,14 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
       );
       if (runs.length === 0) return [];
       // The rescue shapes follow the group size: K x 1, and K/2 x 2 for the breadth ablation.
-      const groupSize = runs[0]?.k ?? 8;
+      const groupSize = (runs[0] as ResultRecord).k;
+      const breadth = breadthAblationShape(groupSize);
       const label =
         variant === 'main'
           ? `adaptive profiles, ${groupSize}x1`
           : variant === 'fixed-profiles'
             ? `fixed profiles, ${groupSize}x1`
-            : `adaptive profiles, ${breadthAblationShape(groupSize).variants}x2`;
+            : `adaptive profiles, ${breadth.variants}x${breadth.attemptsPerVariant}`;
       return [
         [
           env,
