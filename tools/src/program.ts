@@ -157,6 +157,11 @@ export function createProgram(): Command {
       integer('--mixture-size', 1),
     )
     .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
+    .option(
+      '--sim-locality <sd>',
+      "simulated policy: spread of a variant's persistent per-task shifts (locality; default 0, off)",
+      number('--sim-locality'),
+    )
     .addOption(
       new Option(
         '--router <kind>',

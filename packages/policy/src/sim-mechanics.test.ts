@@ -1,7 +1,7 @@
 import type { Action, EpisodeContext, Harness, HarnessSpec, Message, OraclePlan, PlanNode } from '@harness-s/core';
 import { createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
-import { actionFormatSkill, SimulatedPolicy, sigmoid } from './sim-policy.js';
+import { actionFormatSkill, localityShift, SimulatedPolicy, sigmoid } from './sim-policy.js';
 
 const add = (n: number): PlanNode => ({ kind: 'act', action: { tool: 'add', arguments: { n } } });
 const decide = (skill: string, right: PlanNode[], wrong: PlanNode[]): PlanNode => ({
@@ -157,6 +157,42 @@ describe('simulated harness mechanics', () => {
   it('reads checkpoints written before crowding existed with the default', () => {
     const { directiveCrowding: _dropped, ...old } = new SimulatedPolicy().config;
     expect(new SimulatedPolicy(old).config.directiveCrowding).toBe(0.3);
+  });
+});
+
+describe('locality of a derived harness', () => {
+  const derived = (id: string) => harness((spec) => ({ ...spec, id, parent: 'h0', direction: 'd' }));
+  const nodes = [decide('a', [add(1)], [add(2)])];
+  const messages: Message[] = [{ role: 'user', content: 'Count.' }];
+
+  it('shifts each skill by a persistent amount per task and harness; a base harness is not shifted', async () => {
+    const expected = localityShift('t', 'v-1', 'a', 1);
+    expect(Math.abs(expected)).toBeGreaterThan(0);
+    for (const seed of [1, 2, 3]) {
+      const [format, onA] = await decisionsOf(derived('v-1'), nodes, messages, seed, { localitySpread: 1 });
+      expect(onA).toMatchObject({ skill: 'a', cue: expected, probability: expect.closeTo(sigmoid(expected), 12) });
+      // The format decision is the policy's own writing, not a reading of the task.
+      expect(format?.cue).toBe(0);
+    }
+    const [, other] = await decisionsOf(derived('v-2'), nodes, messages, 1, { localitySpread: 1 });
+    expect(other?.cue).toBe(localityShift('t', 'v-2', 'a', 1));
+    expect(other?.cue).not.toBe(expected);
+    const [, base] = await decisionsOf(harness(), nodes, messages, 1, { localitySpread: 1 });
+    expect(base?.cue).toBe(0);
+    const [, none] = await decisionsOf(derived('v-1'), nodes, messages, 1, { localitySpread: 0 });
+    expect(none?.cue).toBe(0);
+  });
+
+  it('draws the shifts from a normal distribution scaled by the spread', () => {
+    const shifts = Array.from({ length: 4000 }, (_, index) => localityShift(`task-${index}`, 'v', 'a', 1));
+    const mean = shifts.reduce((sum, shift) => sum + shift, 0) / shifts.length;
+    const sd = Math.sqrt(shifts.reduce((sum, shift) => sum + (shift - mean) ** 2, 0) / shifts.length);
+    expect(Math.abs(mean)).toBeLessThan(0.06);
+    expect(sd).toBeGreaterThan(0.95);
+    expect(sd).toBeLessThan(1.05);
+    // About 68% within one standard deviation, as for a normal distribution.
+    expect(shifts.filter((shift) => Math.abs(shift) < 1).length / shifts.length).toBeCloseTo(0.683, 1);
+    expect(localityShift('task-1', 'v', 'a', 2.5)).toBeCloseTo(2.5 * localityShift('task-1', 'v', 'a', 1), 12);
   });
 });
 

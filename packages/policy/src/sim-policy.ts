@@ -44,6 +44,15 @@ export const SimulatedPolicyConfig = z.strictObject({
    * read {}.
    */
   hardTheta: z.record(z.string(), z.number().nonnegative()).default({}),
+  /**
+   * Locality of a derived harness (one with a parent): besides its cues, everything it changes in
+   * the context moves the policy a little on each task, for better or worse, in a way particular
+   * to the task. Each (task, harness, skill) gets a persistent logit shift drawn from a normal
+   * distribution with this standard deviation (see `localityShift`); a base harness gets none, as
+   * the tasks' hardness is measured against it. 0, the default, turns it off (see
+   * docs/simulated-policy.md for what 1 does); checkpoints written before it existed read 0.
+   */
+  localitySpread: z.number().nonnegative().default(0),
 });
 export type SimulatedPolicyConfig = z.infer<typeof SimulatedPolicyConfig>;
 
@@ -80,6 +89,7 @@ export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
   directiveCrowding: defaultDirectiveCrowding,
   actionFormatTheta: 3.0,
   hardTheta: {},
+  localitySpread: 0,
 };
 
 export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
@@ -90,6 +100,18 @@ export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
  * feature), so what it learns on one carries over to the others, and to no other class.
  */
 export const hardnessClass = (skill: string, hardness: number): string => `${skill}@${hardness}`;
+
+/**
+ * The logit shift a derived harness gives a skill on a task (see `localitySpread`): a standard
+ * normal draw keyed by (task, harness, skill), times the spread. The same on every attempt and
+ * every policy version, so a harness that misleads the policy on a task keeps doing so.
+ */
+export function localityShift(taskId: string, harnessId: string, skill: string, spread: number): number {
+  if (spread === 0) return 0;
+  const u1 = (deriveSeed('locality', taskId, harnessId, skill, 0) + 0.5) / 4294967296;
+  const u2 = deriveSeed('locality', taskId, harnessId, skill, 1) / 4294967296;
+  return spread * Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+}
 
 /** The skill name of the per-turn format decision. */
 export const actionFormatSkill = 'action-format';
@@ -231,7 +253,7 @@ class SimulatedPlanWalker {
  * runs on a CPU in seconds. It is a simulation, not a language model.
  *
  * It follows the environment's oracle plan; at each decision point it takes the right branch with
- * probability p = sigmoid(theta[skill] + cue - max(0, hardness - hardTheta[skill@hardness])), where
+ * probability p = sigmoid(theta[skill] + cue + shift - max(0, hardness - hardTheta[skill@hardness])), where
  * `hardness` is the decision point's own (a property of the task, 0 unless the plan says
  * otherwise) and `hardTheta` what the policy has learned about that class of hard instances. It knows only what
  * the rendered context and the harness spec's mechanics give it:
@@ -242,6 +264,9 @@ class SimulatedPlanWalker {
  * - Crowding: a skill with no cue loses `directiveCrowding` for every directive in the system
  *   prompt (for another skill or none). A fix helps its skill and slightly hurts the others, and
  *   stacking fixes interferes: locality.
+ * - Shift: a derived harness (one with a parent) moves each skill's logit on each task by a
+ *   persistent amount of its own, normal with sd `localitySpread` (`localityShift`): what helps
+ *   on one task may mislead on the next, and repeated attempts under that harness share it.
  * - Tool transforms that perform a skill (`tools[].skill`) remove its decision points: the right
  *   branch is taken, the decision is recorded as the harness's (`byHarness`), and actions the
  *   harness already ran are not repeated.
@@ -253,7 +278,7 @@ class SimulatedPlanWalker {
  * task is the harness's doing. Wrong branches are real actions the real environment executes and
  * scores. It speaks through the harness's action codec, and now and then writes a turn with no
  * valid action (the `action-format` skill, drawn once per turn). Its GRPO trainer updates theta
- * from the recorded decisions, whose `cue` includes crowding.
+ * from the recorded decisions, whose `cue` includes crowding and the shift.
  */
 export class SimulatedPolicy implements Policy {
   readonly id = 'sim';
@@ -303,12 +328,23 @@ export class SimulatedPolicy implements Policy {
     const occurrences = new Map<string, number>();
     const uniform = (skill: string, occurrence: number, draw: number) =>
       deriveSeed(context.seed, skill, occurrence, draw) / 4294967296;
+    const { spec } = context.harness;
+    const shifts = new Map<string, number>();
+    const locality = (skill: string): number => {
+      if (spec.parent === null || skill === actionFormatSkill) return 0;
+      let shift = shifts.get(skill);
+      if (shift === undefined) {
+        shift = localityShift(context.task.id, spec.id, skill, this.config.localitySpread);
+        shifts.set(skill, shift);
+      }
+      return shift;
+    };
     return {
       respond: async (request) => {
         const reading = readContext(context, request.messages, this.config);
         const decisions: Decision[] = [];
         const choose = (skill: string, hardness = 0): boolean => {
-          const cue = reading.cue(skill);
+          const cue = reading.cue(skill) + locality(skill);
           const probability = sigmoid(this.logit(skill, hardness) + cue);
           const occurrence = occurrences.get(skill) ?? 0;
           occurrences.set(skill, occurrence + 1);

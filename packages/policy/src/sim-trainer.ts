@@ -20,14 +20,14 @@ const TrainerState = z.object({ config: SimulatedPolicyConfig, step: z.number().
 
 /**
  * GRPO for the simulated policy. Each recorded decision is a Bernoulli choice with probability
- * p = sigmoid(theta[skill] + cue - max(0, hardness - hardTheta[skill@hardness])); the
+ * p = sigmoid(theta[skill] + cue + shift - max(0, hardness - hardTheta[skill@hardness])); the
  * policy-gradient of its log-probability with respect to theta[skill] is (1 - p) when the right
  * branch was taken and -p otherwise, and the same with respect to the hardTheta of the decision's
  * hardness class while its hardness is not yet learned away (0 elsewhere). The update is parameter += learningRate * mean over
  * trajectories of advantage * that gradient.
  *
  * With the `h0` rescue context a rescued trajectory is scored as if its choices had been made
- * under H0, without the variant's cue (p = sigmoid(theta)), and the choices a tool transform made
+ * under H0, without the variant's cue or shift (p = sigmoid(theta)), and the choices a tool transform made
  * for it count as its own: the behaviour the variant elicited is pushed into theta, where it
  * persists when the policy returns to H0.
  */

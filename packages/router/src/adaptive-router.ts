@@ -10,9 +10,9 @@ import {
 import { z } from 'zod';
 import { buildProfiles, carryOverProfiles, ProfileSet, TaskOutcome } from './profiles.js';
 import {
+  credibleGain,
   laplace,
   ProfileStatsRanker,
-  pairedGain,
   type Ranker,
   type RankPurpose,
   SimilarTaskRanker,
@@ -176,8 +176,9 @@ export class AdaptiveRouter implements RescueRouter {
   /**
    * Rank-1 routing: the single top choice for a task, which may be H0. The vote orders H0 and the
    * variants; a variant is taken over H0 only when its profile shows it doing better than H0 on
-   * the validation tasks like this one (`pairedGain` > 0), so a variant that merely ties H0 there, or
-   * wins the vote by helping elsewhere, does not replace it. `candidates` limits the choice (the
+   * the validation tasks like this one by more than the noise of those few tasks (`credibleGain`
+   * > 0), so a variant that merely ties H0 there, gains by chance, or wins the vote by helping
+   * elsewhere, does not replace it. `candidates` limits the choice (the
    * harnesses actually at hand); H0 is always one.
    */
   async topChoice(task: Task, candidates?: readonly string[]): Promise<string> {
@@ -185,7 +186,7 @@ export class AdaptiveRouter implements RescueRouter {
     if (!profiles) throw new ConfigError('the router has no profiles yet', { code: 'no-profiles' });
     const h0 = profiles.h0.harnessId;
     const order = await this.order(task, candidates ? [...new Set([h0, ...candidates])] : undefined);
-    return order.find((id) => id === h0 || pairedGain(task, profiles, id) > 0) ?? h0;
+    return order.find((id) => id === h0 || credibleGain(task, profiles, id) > 0) ?? h0;
   }
 
   async select(request: RescueRequest): Promise<string[]> {

@@ -85,28 +85,54 @@ export function featureGroups(task: Task, profiles: ProfileSet): string[][] {
 }
 
 /**
- * A harness's success rate minus H0's on the validation tasks that share the task's features,
- * paired (same tasks, same seeds), averaged over the feature groups: what Rank-1 routing needs to
- * see before it leaves H0 for a variant.
+ * Per feature group of the task (`featureGroups`), the paired differences of a harness's success
+ * rate and H0's on each validation task of the group that both were run on; undefined for an
+ * unknown harness.
  */
-export function pairedGain(task: Task, profiles: ProfileSet, harnessId: string): number {
+function pairedDifferences(task: Task, profiles: ProfileSet, harnessId: string): number[][] | undefined {
   const profile = allProfiles(profiles).find((item) => item.harnessId === harnessId);
-  if (!profile) return 0;
-  const groups = featureGroups(task, profiles);
-  let sum = 0;
-  for (const ids of groups) {
-    let difference = 0;
-    let attempts = 0;
-    for (const id of ids) {
+  if (!profile) return undefined;
+  return featureGroups(task, profiles).map((ids) =>
+    ids.flatMap((id) => {
       const own = profile.outcomes[id];
       const h0 = profiles.h0.outcomes[id];
-      if (!own || !h0 || own.attempts === 0 || h0.attempts === 0) continue;
-      difference += outcomeRate(own) - outcomeRate(h0);
-      attempts += 1;
-    }
-    sum += attempts > 0 ? difference / attempts : 0;
-  }
-  return sum / groups.length;
+      if (!own || !h0 || own.attempts === 0 || h0.attempts === 0) return [];
+      return [outcomeRate(own) - outcomeRate(h0)];
+    }),
+  );
+}
+
+const mean = (values: readonly number[]): number =>
+  values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * A harness's success rate minus H0's on the validation tasks that share the task's features,
+ * paired (same tasks, same seeds), averaged over the feature groups.
+ */
+export function pairedGain(task: Task, profiles: ProfileSet, harnessId: string): number {
+  const groups = pairedDifferences(task, profiles, harnessId);
+  return groups ? mean(groups.map(mean)) : 0;
+}
+
+/**
+ * `pairedGain` less one standard error: how far the gain stands above the noise of a few paired
+ * validation tasks, what Rank-1 routing needs to see before it leaves H0 for a variant. A group's
+ * standard error is the sample deviation of its differences over the square root of their count;
+ * a group of fewer than two tasks has no spread to measure, so its error is 1, the largest a
+ * difference of rates can be. The groups' errors combine as for a mean. The best of many variants
+ * on a handful of tasks is often one that gained there by chance; a gain above its error is one
+ * to act on.
+ */
+export function credibleGain(task: Task, profiles: ProfileSet, harnessId: string): number {
+  const groups = pairedDifferences(task, profiles, harnessId);
+  if (!groups) return 0;
+  const variance = groups.reduce((sum, differences) => {
+    const n = differences.length;
+    if (n < 2) return sum + 1;
+    const m = mean(differences);
+    return sum + differences.reduce((total, value) => total + (value - m) ** 2, 0) / (n - 1) / n;
+  }, 0);
+  return (groups.reduce((sum, differences) => sum + mean(differences), 0) - Math.sqrt(variance)) / groups.length;
 }
 
 /** Sorts candidates by score, best first; ties by id, so rankings repeat. */

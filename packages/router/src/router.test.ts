@@ -6,7 +6,7 @@ import { handProfiles, selectTask, variant } from './__fixtures__/hand-profiles.
 import { AdaptiveRouter } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
 import { buildProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
-import { LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker, shrunkRate } from './rankers.js';
+import { credibleGain, LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker, shrunkRate } from './rankers.js';
 import { maxSummaryChars, summarizeProfiles, summaryPrompt } from './summaries.js';
 
 /** Solves count-N only under harness `good-N`; count-1 under every harness but `bad`. */
@@ -123,7 +123,11 @@ describe('rankers and the adaptive router', () => {
     expect(new Set(chosen).size).toBe(3);
     expect(chosen).not.toContain('plain');
     const task2 = { ...(tasks.find((item) => item.id === 'count-2') as Task), id: 'count-2-again' };
-    expect(await router.topChoice(task2)).toBe('good-2');
+    // good-2 solves one of the three validation tasks H0 fails: a gain of 1/3 within its error
+    // (sd 0.577 / sqrt 3), so Rank-1 keeps H0.
+    expect(pairedGain(task2, profiles, 'good-2')).toBeCloseTo(1 / 3, 12);
+    expect(credibleGain(task2, profiles, 'good-2')).toBeCloseTo(0, 12);
+    expect(await router.topChoice(task2)).toBe('plain');
     // Rank-1 routing ranks H0 among the candidates.
     expect(await router.order(task2)).toContain('plain');
   });
@@ -222,9 +226,29 @@ describe('rescue ranking and Rank-1 routing', () => {
       narrow: { a: 0, b: 0, c: 4 },
     });
     const routed = new AdaptiveRouter({ profiles: better, rankers: [new ProfileStatsRanker()], mode: 'fixed' });
+    // broad: differences 1/2, 0, 1/4; mean 1/4, sample sd 1/4, standard error 1/4 / sqrt 3.
+    expect(credibleGain(selectTask('new'), better, 'broad')).toBeCloseTo(0.25 - 0.25 / Math.sqrt(3), 12);
     expect(await routed.topChoice(selectTask('new'))).toBe('broad');
     // Only the harnesses at hand: without broad, narrow's gain is (0 - 0.5 + 0 - 1 + 1 - 0) / 3 < 0: H0.
     expect(await routed.topChoice(selectTask('new'), ['narrow'])).toBe('h0');
+  });
+
+  it('Rank-1 does not leave H0 for a gain within the noise of the validation tasks', async () => {
+    // lucky succeeds where H0 does, and on c in 2 of 4 attempts: differences 0, 0, 1/2, a gain of
+    // 1/6 whose standard error is also 1/6. steady gains 1/4 on two tasks of three.
+    const noisy = handProfiles({
+      h0: { a: 4, b: 3, c: 0 },
+      lucky: { a: 4, b: 3, c: 2 },
+      steady: { a: 4, b: 4, c: 1 },
+    });
+    const task = selectTask('new');
+    expect(pairedGain(task, noisy, 'lucky')).toBeCloseTo(1 / 6, 12);
+    expect(credibleGain(task, noisy, 'lucky')).toBeCloseTo(0, 12);
+    const router = new AdaptiveRouter({ profiles: noisy, rankers: [new ProfileStatsRanker()], mode: 'fixed' });
+    expect(await router.topChoice(task, ['lucky'])).toBe('h0');
+    // steady: differences 0, 1/4, 1/4; the same mean 1/6, but sd 1/sqrt 48 and error 1/12: credible.
+    expect(credibleGain(task, noisy, 'steady')).toBeCloseTo(1 / 6 - 1 / 12, 12);
+    expect(await router.topChoice(task, ['steady'])).toBe('steady');
   });
 });
 

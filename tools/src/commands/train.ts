@@ -27,6 +27,8 @@ export interface TrainFlags extends EnvironmentOptions {
   evalK: number;
   concurrency: number;
   learningRate?: number;
+  /** The simulated policy's `localitySpread` (default 0). */
+  simLocality?: number;
   /** Rescue routing for harness-s: adaptive profiles (default), fixed profiles, or random variants. */
   router?: string;
   reanchorEvery?: number;
@@ -97,7 +99,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
       log(`Attempts run on workers: queue ${runner.queueName} in ${redactRedisUrl(flags.redis)}`);
     }
     const trainer = new SimulatedGrpoTrainer(
-      new SimulatedPolicy(),
+      new SimulatedPolicy(flags.simLocality === undefined ? {} : { localitySpread: flags.simLocality }),
       flags.learningRate ? { learningRate: flags.learningRate } : {},
     );
     log(
