@@ -27,6 +27,10 @@ export interface TaskOutcome {
   successes: number;
 }
 
+/** The arithmetic mean; 0 for no values. */
+export const mean = (values: readonly number[]): number =>
+  values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+
 /** Pass@k averaged over tasks; tasks with no scored attempt are left out. */
 export function meanPassAtK(outcomes: readonly TaskOutcome[], k: number): number {
   const scored = outcomes.filter((outcome) => outcome.attempts > 0);

@@ -1,4 +1,4 @@
-import { describeError, type Task } from '@harness-s/core';
+import { describeError, mean, type Task } from '@harness-s/core';
 import { z } from 'zod';
 import type { ChatFunction } from './chat.js';
 import { LexicalIndex } from './lexical.js';
@@ -102,9 +102,6 @@ function pairedDifferences(task: Task, profiles: ProfileSet, harnessId: string):
   );
 }
 
-const mean = (values: readonly number[]): number =>
-  values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
-
 /**
  * A harness's success rate minus H0's on the validation tasks that share the task's features,
  * paired (same tasks, same seeds), averaged over the feature groups.
@@ -132,7 +129,7 @@ export function credibleGain(task: Task, profiles: ProfileSet, harnessId: string
     const m = mean(differences);
     return sum + differences.reduce((total, value) => total + (value - m) ** 2, 0) / (n - 1) / n;
   }, 0);
-  return (groups.reduce((sum, differences) => sum + mean(differences), 0) - Math.sqrt(variance)) / groups.length;
+  return mean(groups.map(mean)) - Math.sqrt(variance) / groups.length;
 }
 
 /** Sorts candidates by score, best first; ties by id, so rankings repeat. */

@@ -1,5 +1,6 @@
-export const mean = (values: readonly number[]): number =>
-  values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+import { mean } from '@harness-s/core';
+
+export { mean };
 
 /** Sample standard deviation over seeds (0 for fewer than two values), as the text tables print it. */
 export function spread(values: readonly number[]): number {

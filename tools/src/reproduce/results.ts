@@ -1,4 +1,4 @@
-import { TrainSummary } from '@harness-s/core';
+import { mean, TrainSummary } from '@harness-s/core';
 import { z } from 'zod';
 
 const Rates = z.object({ passAtK: z.number(), avgAtK: z.number(), k: z.number().int() });
@@ -23,8 +23,7 @@ export type ResultRecord = z.infer<typeof ResultRecord>;
 export const Results = z.object({ schemaVersion: z.literal(1), records: z.array(ResultRecord) });
 export type Results = z.infer<typeof Results>;
 
-export const mean = (values: readonly number[]): number =>
-  values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
+export { mean };
 
 /** Sample standard deviation (0 for fewer than two values). */
 export function spread(values: readonly number[]): number {
