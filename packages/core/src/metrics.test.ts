@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meanAvgAtK, meanPassAtK, passAtK } from './metrics.js';
+import { mean, meanAvgAtK, meanPassAtK, passAtK, sampleStdDev } from './metrics.js';
 
 /** C(n, k) by multiplication, for checking the estimator against its definition. */
 function choose(n: number, k: number): number {
@@ -59,5 +59,20 @@ describe('task means', () => {
   it('is zero for no tasks', () => {
     expect(meanPassAtK([], 3)).toBe(0);
     expect(meanAvgAtK([])).toBe(0);
+  });
+});
+
+describe('mean and sample standard deviation', () => {
+  it('divides the squared deviations by n - 1', () => {
+    // Deviations from the mean 5: -3, -1, -1, -1, 0, 0, 2, 4; squares sum to 32; 32 / 7.
+    expect(mean([2, 4, 4, 4, 5, 5, 7, 9])).toBe(5);
+    expect(sampleStdDev([2, 4, 4, 4, 5, 5, 7, 9])).toBeCloseTo(Math.sqrt(32 / 7), 12);
+    expect(sampleStdDev([0.25, 0.75])).toBeCloseTo(Math.SQRT1_2 / 2, 12);
+  });
+
+  it('is 0 for fewer than two values, and the mean of none is 0', () => {
+    expect(sampleStdDev([])).toBe(0);
+    expect(sampleStdDev([0.4])).toBe(0);
+    expect(mean([])).toBe(0);
   });
 });

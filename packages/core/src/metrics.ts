@@ -31,6 +31,13 @@ export interface TaskOutcome {
 export const mean = (values: readonly number[]): number =>
   values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : 0;
 
+/** The sample standard deviation (n - 1 in the denominator); 0 for fewer than two values. */
+export function sampleStdDev(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const average = mean(values);
+  return Math.sqrt(values.reduce((sum, value) => sum + (value - average) ** 2, 0) / (values.length - 1));
+}
+
 /** Pass@k averaged over tasks; tasks with no scored attempt are left out. */
 export function meanPassAtK(outcomes: readonly TaskOutcome[], k: number): number {
   const scored = outcomes.filter((outcome) => outcome.attempts > 0);

@@ -1,4 +1,4 @@
-import { describeError, mean, type Task } from '@harness-s/core';
+import { describeError, mean, sampleStdDev, type Task } from '@harness-s/core';
 import { z } from 'zod';
 import type { ChatFunction } from './chat.js';
 import { LexicalIndex } from './lexical.js';
@@ -125,9 +125,7 @@ export function credibleGain(task: Task, profiles: ProfileSet, harnessId: string
   if (!groups) return 0;
   const variance = groups.reduce((sum, differences) => {
     const n = differences.length;
-    if (n < 2) return sum + 1;
-    const m = mean(differences);
-    return sum + differences.reduce((total, value) => total + (value - m) ** 2, 0) / (n - 1) / n;
+    return sum + (n < 2 ? 1 : sampleStdDev(differences) ** 2 / n);
   }, 0);
   return mean(groups.map(mean)) - Math.sqrt(variance) / groups.length;
 }

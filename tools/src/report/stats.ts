@@ -1,13 +1,7 @@
-import { mean } from '@harness-s/core';
+import { mean, sampleStdDev as spread } from '@harness-s/core';
 
-export { mean };
-
-/** Sample standard deviation over seeds (0 for fewer than two values), as the text tables print it. */
-export function spread(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  const average = mean(values);
-  return Math.sqrt(values.reduce((sum, value) => sum + (value - average) ** 2, 0) / (values.length - 1));
-}
+/** The mean over seeds, and its spread: the sample standard deviation the text tables print. */
+export { mean, spread };
 
 /** One point of a curve: the mean over seeds at a step, its spread, and how many seeds had it. */
 export interface CurvePoint {

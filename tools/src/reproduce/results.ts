@@ -1,4 +1,4 @@
-import { mean, TrainSummary } from '@harness-s/core';
+import { mean, sampleStdDev, TrainSummary } from '@harness-s/core';
 import { z } from 'zod';
 
 const Rates = z.object({ passAtK: z.number(), avgAtK: z.number(), k: z.number().int() });
@@ -23,11 +23,5 @@ export type ResultRecord = z.infer<typeof ResultRecord>;
 export const Results = z.object({ schemaVersion: z.literal(1), records: z.array(ResultRecord) });
 export type Results = z.infer<typeof Results>;
 
-export { mean };
-
-/** Sample standard deviation (0 for fewer than two values). */
-export function spread(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  const average = mean(values);
-  return Math.sqrt(values.reduce((sum, value) => sum + (value - average) ** 2, 0) / (values.length - 1));
-}
+/** The mean over seeds, and its spread (the sample standard deviation). */
+export { mean, sampleStdDev as spread };
