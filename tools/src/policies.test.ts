@@ -1,10 +1,13 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, type Policy, runAttempt, type Trajectory } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { RolloutResult } from '@harness-s/queue';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from './environments.js';
-import { createPolicy, policyFromDescription } from './policies.js';
+import { createPolicy, policyFromDescription, policyFromFlags, simulatedSettings } from './policies.js';
 
 const withoutTimes = (trajectory: Trajectory): unknown =>
   JSON.parse(
@@ -93,5 +96,48 @@ describe('policies travel as data', () => {
     expect(() => policyFromDescription({ ...described, step: -1 })).toThrow(ConfigError);
     expect(() => policyFromDescription({ ...described, temperature: 2 })).toThrow(/temperature/);
     expect(() => policyFromDescription({ kind: 'scripted' })).toThrow(/cannot rebuild/);
+  });
+});
+
+describe("the simulated policy's settings from flags", () => {
+  async function file(content: unknown): Promise<string> {
+    const path = join(await mkdtemp(join(tmpdir(), 'sim-config-')), 'sim.json');
+    await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  }
+
+  it('are the defaults without flags, and a file changes only what it names', async () => {
+    expect(await simulatedSettings({})).toBeUndefined();
+    const policy = await policyFromFlags({
+      policy: 'sim',
+      simConfig: await file({ theta: { 'inspect-table': 3 }, directiveCue: 2 }),
+    });
+    const config = (policy as SimulatedPolicy).config;
+    expect(config.theta['inspect-table']).toBe(3);
+    // Skills the file leaves out keep their defaults.
+    expect(config.theta['quote-identifiers']).toBe(new SimulatedPolicy().config.theta['quote-identifiers']);
+    expect(config.directiveCue).toBe(2);
+    expect(config.localitySpread).toBe(0);
+  });
+
+  it('take --sim-locality over the file', async () => {
+    const simConfig = await file({ localitySpread: 0.5 });
+    expect((await simulatedSettings({ simConfig }))?.localitySpread).toBe(0.5);
+    expect((await simulatedSettings({ simConfig, simLocality: 1 }))?.localitySpread).toBe(1);
+    await expect(simulatedSettings({ simLocality: -1 })).rejects.toThrow(/--sim-locality must be >= 0/);
+  });
+
+  it('refuse a field the policy does not know, a wrong value or a broken file, naming the file', async () => {
+    const unknown = await file({ thetta: {} });
+    await expect(simulatedSettings({ simConfig: unknown })).rejects.toThrow(new RegExp(`${unknown}.*thetta`));
+    const wrong = await file({ directiveCue: 'strong' });
+    await expect(simulatedSettings({ simConfig: wrong })).rejects.toThrow(new RegExp(`${wrong}.*directiveCue`));
+    const broken = await file('{ "theta": ');
+    await expect(simulatedSettings({ simConfig: broken })).rejects.toThrow(/not valid JSON/);
+    await expect(simulatedSettings({ simConfig: join(tmpdir(), 'no-such-sim.json') })).rejects.toThrow(/cannot read/);
+  });
+
+  it('apply to the simulated policy only', () => {
+    expect(() => createPolicy({ policy: 'oracle', sim: { directiveCue: 2 } })).toThrow(/--policy is 'oracle'/);
   });
 });

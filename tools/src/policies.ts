@@ -1,11 +1,11 @@
-import { ConfigError, type Policy } from '@harness-s/core';
+import { ConfigError, type Policy, parseWith, readJson } from '@harness-s/core';
 import {
   createEmptyPolicy,
   createOpenAIPolicy,
   createOraclePolicy,
   type OpenAIPolicyOptions,
   SimulatedPolicy,
-  type SimulatedPolicyConfig,
+  SimulatedPolicyConfig,
 } from '@harness-s/policy';
 
 export interface PolicyFlags {
@@ -16,13 +16,57 @@ export interface PolicyFlags {
   maxTokens?: number;
 }
 
+/** The flags that change the simulated policy's settings. */
+export interface SimulatedSettingsFlags {
+  /** A JSON file of `SimulatedPolicyConfig` fields; the rest keep their defaults. */
+  simConfig?: string;
+  /** `localitySpread`, over the file's value. */
+  simLocality?: number;
+  /** Settings already read (a caller that read them once for several commands); wins over the two above. */
+  sim?: Partial<SimulatedPolicyConfig>;
+}
+
+/**
+ * The simulated policy's settings from `--sim-config FILE` and `--sim-locality SD`, or undefined
+ * when neither is given (the documented defaults). The file holds any fields of
+ * `SimulatedPolicyConfig`; `theta` entries replace the defaults' skill by skill. A field the
+ * policy does not know, or a value of the wrong kind, is refused naming the file and the field.
+ */
+export async function simulatedSettings(
+  flags: SimulatedSettingsFlags,
+): Promise<Partial<SimulatedPolicyConfig> | undefined> {
+  if (flags.simConfig === undefined && flags.simLocality === undefined) return undefined;
+  if (flags.simLocality !== undefined && !(flags.simLocality >= 0)) {
+    throw new ConfigError(`--sim-locality must be >= 0, got ${flags.simLocality}`, { code: 'bad-flag' });
+  }
+  const fromFile =
+    flags.simConfig === undefined
+      ? {}
+      : parseWith(SimulatedPolicyConfig.partial(), await readJson(flags.simConfig), flags.simConfig);
+  return { ...fromFile, ...(flags.simLocality === undefined ? {} : { localitySpread: flags.simLocality }) };
+}
+
 export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;
 
+/**
+ * The policy a command's flags name, with the simulated policy's settings read from `--sim-config`
+ * and `--sim-locality` unless the caller passes them already read (`sim`).
+ */
+export async function policyFromFlags(flags: PolicyFlags & SimulatedSettingsFlags): Promise<Policy> {
+  const sim = flags.sim ?? (await simulatedSettings(flags));
+  return createPolicy({ ...flags, ...(sim ? { sim } : {}) });
+}
+
 /** Creates the policy named by `--policy`. */
-export function createPolicy(flags: PolicyFlags): Policy {
+export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, 'sim'>): Policy {
+  if (flags.sim && flags.policy !== 'sim') {
+    throw new ConfigError(`--sim-config and --sim-locality set the simulated policy; --policy is '${flags.policy}'`, {
+      code: 'bad-flag',
+    });
+  }
   switch (flags.policy) {
     case 'sim':
-      return new SimulatedPolicy();
+      return new SimulatedPolicy(flags.sim ?? {});
     case 'oracle':
       return createOraclePolicy();
     case 'empty':

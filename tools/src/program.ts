@@ -47,6 +47,18 @@ const dbOption = () =>
 const sandboxOption = () =>
   new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']);
 
+/** The simulated policy's settings: the same flags on every command that can run it. */
+const simConfigOption = () =>
+  new Option(
+    '--sim-config <file>',
+    'simulated policy: a JSON file of settings over the defaults (see docs/simulated-policy.md)',
+  );
+const simLocalityOption = () =>
+  new Option(
+    '--sim-locality <sd>',
+    "simulated policy: spread of a variant's persistent per-task shifts (locality; default 0, off)",
+  ).argParser(number('--sim-locality'));
+
 /** The `harness-s` command line, built fresh so tests can parse arguments in process. */
 export function createProgram(): Command {
   const program = new Command()
@@ -71,6 +83,8 @@ export function createProgram(): Command {
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (--policy openai)')
     .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
     .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
+    .addOption(simConfigOption())
+    .addOption(simLocalityOption())
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
@@ -157,11 +171,8 @@ export function createProgram(): Command {
       integer('--mixture-size', 1),
     )
     .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
-    .option(
-      '--sim-locality <sd>',
-      "simulated policy: spread of a variant's persistent per-task shifts (locality; default 0, off)",
-      number('--sim-locality'),
-    )
+    .addOption(simConfigOption())
+    .addOption(simLocalityOption())
     .addOption(
       new Option(
         '--router <kind>',
@@ -217,6 +228,8 @@ export function createProgram(): Command {
       '--summarizer <model@url>',
       'the model (OpenAI-compatible) that writes the summaries, e.g. qwen3-8b@http://127.0.0.1:8000/v1 (default: templates)',
     )
+    .addOption(simConfigOption())
+    .addOption(simLocalityOption())
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
@@ -246,6 +259,8 @@ export function createProgram(): Command {
       '--pools <dir>',
       "load each environment's pool from DIR/<env>/ (e.g. an earlier run's pools folder) instead of evolving it",
     )
+    .addOption(simConfigOption())
+    .addOption(simLocalityOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
     .option('--out <dir>', 'run folder (rerun with the same --out to continue an interrupted run)')
@@ -373,6 +388,8 @@ export function createProgram(): Command {
     .option('--analyser-model <name>', 'model of the LLM failure analyser and proposer')
     .option('--model <name>', 'model name (--policy openai)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
+    .addOption(simConfigOption())
+    .addOption(simLocalityOption())
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())

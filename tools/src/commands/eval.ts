@@ -12,11 +12,11 @@ import {
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createEnvironment, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
-import { createPolicy } from '../policies.js';
+import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress } from '../progress.js';
 import { rank1Routing } from '../routing.js';
 
-export interface EvalFlags {
+export interface EvalFlags extends SimulatedSettingsFlags {
   env: string;
   split?: string;
   data?: string;
@@ -72,7 +72,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
   const environment = createEnvironment(flags.env, environmentOptions(flags));
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
-    const policy = createPolicy(flags);
+    const policy = await policyFromFlags(flags);
     const split = flags.data ? resolve(flags.data) : (flags.split ?? 'dev');
     const taskSet = selectTasks(
       await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' }),

@@ -15,11 +15,11 @@ import {
 import { createOpenAIPolicy } from '@harness-s/policy';
 import { createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
-import { createPolicy } from '../policies.js';
+import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress, type Progress } from '../progress.js';
 import { loadTaskSplits } from '../task-splits.js';
 
-export interface EvolveFlags {
+export interface EvolveFlags extends SimulatedSettingsFlags {
   env: string;
   rounds: number;
   out: string;
@@ -76,7 +76,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
   };
   try {
     const base = baseHarnessSpec(flags.env);
-    const policy = createPolicy(flags);
+    const policy = await policyFromFlags(flags);
     const { tasks, label } = await evolutionTasks(environment, flags);
     if (tasks.length === 0) throw new ConfigError(`no tasks to evolve on (${label})`, { code: 'no-tasks' });
     let analyser: FailureAnalyser | undefined;

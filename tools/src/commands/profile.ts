@@ -5,11 +5,11 @@ import { buildProfiles, type ProfileSet, writeProfiles } from '@harness-s/router
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { profileSummarizer } from '../llm.js';
-import { createPolicy } from '../policies.js';
+import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits } from '../task-splits.js';
 
-export interface ProfileFlags extends EnvironmentOptions {
+export interface ProfileFlags extends EnvironmentOptions, SimulatedSettingsFlags {
   env: string;
   pool: string;
   out: string;
@@ -31,7 +31,7 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
     const pool = await loadPoolHarnesses(flags.pool, flags.env);
-    const policy = createPolicy(flags);
+    const policy = await policyFromFlags(flags);
     const { validation, source } = await loadTaskSplits(environment, flags.split);
     if (validation.length === 0) throw new ConfigError(`no validation tasks (${source})`, { code: 'no-tasks' });
     const log = (line: string) => {

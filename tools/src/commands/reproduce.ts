@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, type Harness, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, type Harness, readJson, writeJsonAtomic } from '@harness-s/core';
 import { parseDatabaseUrl } from '@harness-s/env-dbbench';
 import { resolveHarness } from '@harness-s/harness-dsh';
-import { SimulatedPolicy } from '@harness-s/policy';
+import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
+import { type SimulatedSettingsFlags, simulatedSettings } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
 import { createJobPool } from '../reproduce/job-pool.js';
@@ -25,7 +26,7 @@ import { formatReproduceTables } from '../reproduce/tables.js';
 import { loadTaskSplits } from '../task-splits.js';
 import { runEvolve } from './evolve.js';
 
-export interface ReproduceFlags {
+export interface ReproduceFlags extends SimulatedSettingsFlags {
   out?: string;
   quick?: boolean;
   envs?: string[];
@@ -54,6 +55,8 @@ interface PrepareOptions {
   /** A folder of pools by environment (`<pools>/<env>/`) to load instead of evolving. */
   pools?: string;
   environmentOptions: EnvironmentOptions;
+  /** The simulated policy's settings over its defaults. */
+  sim: Partial<SimulatedPolicyConfig>;
   log: (line: string) => void;
 }
 
@@ -99,6 +102,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
         directions: 6,
         childrenPerDirection: 2,
         solved: 'majority',
+        sim: options.sim,
         quiet: true,
         printSummary: false,
         ...options.environmentOptions,
@@ -110,7 +114,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
       tasks: splits.validation,
       h0: await resolveHarness(env, 'h0'),
       pool,
-      policy: new SimulatedPolicy(),
+      policy: new SimulatedPolicy(options.sim),
       k: budget.profileK,
       seed: 0,
       concurrency: options.concurrency,
@@ -119,6 +123,42 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
     log(`${env}: pool of ${pool.length} variants; profiles anchored on the initial policy`);
   } finally {
     await environment.close();
+  }
+}
+
+/** The first place where two JSON values differ, as `a.b.c: before -> now`; undefined when equal. */
+function firstDifference(before: unknown, now: unknown, path: string): string | undefined {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (isObject(before) && isObject(now)) {
+    for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
+      const found = firstDifference(before[key], now[key], `${path}.${key}`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const [a, b] = [JSON.stringify(before), JSON.stringify(now)];
+  return a === b ? undefined : `${path}: ${a ?? 'absent'} then, ${b ?? 'absent'} now`;
+}
+
+/**
+ * A reproduction continued in its folder must run as it started: records trained with other
+ * budgets or another simulated policy would be averaged with the new ones into one table. Refuses,
+ * naming the first setting that differs, when the folder's config.json says otherwise.
+ */
+async function refuseOtherSettings(root: string, settings: { budgets: unknown; policy: unknown }): Promise<void> {
+  const path = join(root, 'config.json');
+  if (!existsSync(path)) return;
+  const earlier = (await readJson(path)) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(settings)) {
+    const difference = earlier[key] === undefined ? undefined : firstDifference(earlier[key], value, key);
+    if (difference) {
+      throw new ConfigError(
+        `${root} was started with other ${key === 'policy' ? 'simulated policy settings' : 'budgets (--quick)'} ` +
+          `(${path}): ${difference}; continue it with the flags it started with, or use another --out`,
+        { code: 'bad-flag' },
+      );
+    }
   }
 }
 
@@ -136,6 +176,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
       throw new ConfigError(`--envs: unknown environment '${env}'`, { code: 'bad-flag' });
   }
   const seeds = flags.seeds ?? [1, 2, 3];
+  const sim = (await simulatedSettings(flags)) ?? {};
   const jobs = flags.jobs ?? defaultJobs();
   const where = environmentOptions({
     ...(flags.db ? { db: flags.db } : {}),
@@ -165,6 +206,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
+  const budgets = Object.fromEntries(envs.map((env) => [env, budgetFor(env, quick)]));
+  const policy = new SimulatedPolicy(sim).describe();
+  await refuseOtherSettings(root, { budgets, policy });
   await writeJsonAtomic(join(root, 'config.json'), {
     command: 'reproduce',
     envs,
@@ -177,8 +221,8 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     // Where episodes ran; a database URL's credentials stay out of the record.
     ...(where.db ? { db: where.db.replace(/\/\/[^/@]*@/, '//') } : {}),
     ...(where.sandbox ? { sandbox: where.sandbox } : {}),
-    budgets: Object.fromEntries(envs.map((env) => [env, budgetFor(env, quick)])),
-    policy: new SimulatedPolicy().describe(),
+    budgets,
+    policy,
     createdAt: new Date().toISOString(),
   });
 
@@ -220,6 +264,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         budget,
         concurrency: flags.concurrency,
         environmentOptions: where,
+        sim,
         log,
         ...(flags.pools ? { pools: flags.pools } : {}),
       });
@@ -239,6 +284,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
             budget,
             concurrency: flags.concurrency,
             environmentOptions: where,
+            sim,
           };
           running.push(
             pool.run(job).then((record) => {

@@ -7,10 +7,11 @@ import { AdaptiveRouter, readProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
+import { type SimulatedSettingsFlags, simulatedSettings } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits } from '../task-splits.js';
 
-export interface TrainFlags extends EnvironmentOptions {
+export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags {
   env: string;
   method: string;
   steps: number;
@@ -27,8 +28,6 @@ export interface TrainFlags extends EnvironmentOptions {
   evalK: number;
   concurrency: number;
   learningRate?: number;
-  /** The simulated policy's `localitySpread` (default 0). */
-  simLocality?: number;
   /** Rescue routing for harness-s: adaptive profiles (default), fixed profiles, or random variants. */
   router?: string;
   reanchorEvery?: number;
@@ -60,6 +59,7 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
 /** `harness-s train`: complementary harness rescue training with the simulated policy. */
 export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+  const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   const environment = createEnvironment(flags.env, environmentOptions(flags));
   let runner: QueueRunner | undefined;
   try {
@@ -99,7 +99,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
       log(`Attempts run on workers: queue ${runner.queueName} in ${redactRedisUrl(flags.redis)}`);
     }
     const trainer = new SimulatedGrpoTrainer(
-      new SimulatedPolicy(flags.simLocality === undefined ? {} : { localitySpread: flags.simLocality }),
+      new SimulatedPolicy(sim),
       flags.learningRate ? { learningRate: flags.learningRate } : {},
     );
     log(

@@ -18,6 +18,7 @@ describe('the reproduction job pool, one job at a time', () => {
       budget: budgetFor('dbbench', true),
       concurrency: 1,
       environmentOptions: {},
+      sim: {},
     });
     const steps: string[] = [];
     const pool = createJobPool(1, (label) => steps.push(label));

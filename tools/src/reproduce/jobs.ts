@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Environment, Harness, Task } from '@harness-s/core';
 import { builtInHarnesses, resolveHarness } from '@harness-s/harness-dsh';
+import type { SimulatedPolicyConfig } from '@harness-s/policy';
 import { AdaptiveRouter, buildProfiles, type ProfileSet, readProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions } from '../environments.js';
 import { loadPoolHarnesses } from '../pool.js';
@@ -22,6 +23,8 @@ export interface ReproduceJob {
   concurrency: number;
   /** Where the environment runs episodes (`db`, `sandbox`); its embedded defaults when empty. */
   environmentOptions: EnvironmentOptions;
+  /** The simulated policy's settings over its defaults ({} for the defaults). */
+  sim: Partial<SimulatedPolicyConfig>;
 }
 
 /** Where a reproduction keeps an environment's pool and its profiles anchored on the initial policy. */
@@ -108,6 +111,7 @@ export async function runJob(
     initialProfiles,
     method: job.method,
     variant: job.variant,
+    sim: job.sim,
     ...(onStep ? { onStep } : {}),
   });
   if (job.variant !== 'main') return record;

@@ -14,7 +14,7 @@ import {
   train,
   truncateAfterStep,
 } from '@harness-s/core';
-import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
+import { SimulatedGrpoTrainer, SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { AdaptiveRouter, type ProfileSet } from '@harness-s/router';
 import type { TaskSplits } from '../task-splits.js';
 import type { ResultRecord } from './results.js';
@@ -32,6 +32,8 @@ export interface TrainOneOptions {
   seed: number;
   concurrency: number;
   initialProfiles: ProfileSet;
+  /** The simulated policy's settings over its defaults (default: the defaults). */
+  sim?: Partial<SimulatedPolicyConfig>;
   /** Told after every training step, with what is training (`dbbench harness-s seed 2, fixed-profiles`). */
   onStep?: (label: string) => void;
 }
@@ -101,7 +103,7 @@ export async function evaluateOn(
 export async function trainOne(options: TrainOneOptions): Promise<{ record: ResultRecord; policy: Policy }> {
   const { budget, method, variant, seed } = options;
   const dir = join(options.root, 'train', options.environment.id, variant, method, `seed-${seed}`);
-  const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
+  const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy(options.sim ?? {}));
   const anchors: Array<Promise<unknown>> = [];
   const router =
     method === 'harness-s'
