@@ -6,3 +6,5 @@ export { renderTable } from './format.js';
 export { createPolicy } from './policies.js';
 export { createProgram } from './program.js';
 export { type ReportOptions, renderReport, writeReport } from './report/index.js';
+export { type EnvironmentResources, type ReproduceJob, runJob } from './reproduce/jobs.js';
+export type { ResultRecord } from './reproduce/results.js';

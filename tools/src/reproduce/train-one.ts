@@ -55,13 +55,20 @@ export async function dropAnchorsAfterCheckpoint(dir: string): Promise<void> {
   );
 }
 
-/** Share of tasks whose Rank-1 choice under these profiles is H0. */
-export async function h0TopShare(profiles: ProfileSet, tasks: readonly Task[]): Promise<number> {
-  if (tasks.length === 0) return 0;
+/** Share of tasks for which each harness is the Rank-1 choice under these profiles. */
+export async function topShares(profiles: ProfileSet, tasks: readonly Task[]): Promise<Record<string, number>> {
   const router = new AdaptiveRouter({ profiles, mode: 'fixed' });
-  let h0 = 0;
-  for (const task of tasks) if ((await router.topChoice(task)) === profiles.h0.harnessId) h0 += 1;
-  return h0 / tasks.length;
+  const counts: Record<string, number> = {};
+  for (const task of tasks) {
+    const top = await router.topChoice(task);
+    counts[top] = (counts[top] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(counts).map(([id, count]) => [id, count / tasks.length]));
+}
+
+/** Share of tasks whose Rank-1 choice under these profiles is H0 (0 for no tasks). */
+export async function h0TopShare(profiles: ProfileSet, tasks: readonly Task[]): Promise<number> {
+  return (await topShares(profiles, tasks))[profiles.h0.harnessId] ?? 0;
 }
 
 /**
@@ -115,22 +122,13 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
           onAnchor: (profiles) => {
             anchors.push(
               (async () => {
-                const router = new AdaptiveRouter({ profiles, mode: 'fixed' });
-                const tasks = options.splits.validation;
-                const counts: Record<string, number> = {};
-                for (const task of tasks) {
-                  const top = await router.topChoice(task);
-                  counts[top] = (counts[top] ?? 0) + 1;
-                }
-                const topShares = Object.fromEntries(
-                  Object.entries(counts).map(([id, count]) => [id, count / tasks.length]),
-                );
+                const shares = await topShares(profiles, options.splits.validation);
                 const line = {
                   step: profiles.anchoredAtStep + 1,
                   anchoredAtStep: profiles.anchoredAtStep,
                   policyVersion: profiles.policyVersion,
-                  h0TopShare: topShares[profiles.h0.harnessId] ?? 0,
-                  topShares,
+                  h0TopShare: shares[profiles.h0.harnessId] ?? 0,
+                  topShares: shares,
                 };
                 await appendFile(join(dir, 'router.jsonl'), `${JSON.stringify(line)}\n`);
               })(),
