@@ -8,13 +8,17 @@ import { codeFileName, formatTraceback, lineOffset } from './traceback.js';
 export interface SandboxLimits {
   /** Heap of the sandbox's JavaScript runtime. */
   memoryBytes: number;
-  /** Wall-clock time of one code block, API calls included. */
+  /**
+   * Running time of one code block's engine. Time spent waiting for the host to answer API calls
+   * is not counted (there are at most `maxApiCallsPerBlock` of them), so a slow or busy host
+   * never stops a block.
+   */
   timeoutMs: number;
   /** Stack of the sandbox's interpreter (deep recursion fails with "stack overflow"). */
   stackBytes: number;
   /** Printed output kept per code block; the rest is counted and dropped. */
   maxOutputChars: number;
-  /** API calls one code block may make (AppWorld's max_api_calls_per_interaction). */
+  /** API calls one code block may make (AppWorld's max_api_calls_per_interaction); later ones fail with 429. */
   maxApiCallsPerBlock: number;
 }
 
@@ -49,18 +53,25 @@ export interface SandboxOptions {
 
 const restartNote = 'the sandbox was restarted and variables from earlier code blocks are gone.';
 
+/** Engine time past the time limit after which the host terminates the worker thread. */
+const killGraceMs = 2_000;
+
 /**
  * A JavaScript sandbox: QuickJS compiled to WebAssembly, a separate engine with its own heap and
  * no file, network, process or module access, running in a worker thread. Agent code reaches the
  * host only through `apis.<app>.<api>(args)` and `print`, bridged as strings. The engine's memory
  * limit and interrupt handler stop most runaway code; since one heavy native call between two
- * interrupt checks can take long, the host also terminates the thread at a hard deadline.
- * Variables live on across the code blocks of an episode.
+ * interrupt checks can take long, the host also terminates the thread when the engine has run
+ * `killGraceMs` past the time limit. Both deadlines count the engine's own running time only, so
+ * how busy the host is does not change what a block does. Variables live on across the code
+ * blocks of an episode. One code block runs at a time.
  */
 export class CodeSandbox {
-  private callsThisBlock = 0;
   private hostFailure: unknown = null;
   private disposed = false;
+  private running = false;
+  /** Whether the worker went back to the pool (or was discarded) for good. */
+  private returned = false;
 
   private constructor(
     private readonly options: SandboxOptions & { limits: SandboxLimits; pool: SandboxWorkerPool },
@@ -99,13 +110,6 @@ export class CodeSandbox {
 
   /** One API call from the sandbox: strings in, a JSON string out. */
   private bridge(app: string, api: string, argsText: string): string {
-    this.callsThisBlock += 1;
-    if (this.callsThisBlock > this.options.limits.maxApiCallsPerBlock) {
-      return this.errorReply(
-        429,
-        `Too many API calls in one code block (limit ${this.options.limits.maxApiCallsPerBlock}).`,
-      );
-    }
     try {
       const value = this.options.callApi(app, api, JSON.parse(argsText));
       return JSON.stringify({ ok: true, value: value ?? null });
@@ -117,24 +121,41 @@ export class CodeSandbox {
     }
   }
 
-  /** Replaces the worker with a fresh one (an engine with no variables). */
+  /** Replaces the worker with a fresh one (an engine with no variables); a closed sandbox only drops it. */
   private async restart(): Promise<void> {
     this.options.pool.discard(this.worker);
+    if (this.disposed) {
+      this.returned = true;
+      return;
+    }
     this.worker = this.options.pool.acquire();
     await this.worker.init(this.engineSettings());
   }
 
-  /** Runs one code block. Throws InfrastructureError only when the host itself failed. */
+  /**
+   * Runs one code block. Throws InfrastructureError only when the host itself failed. A block
+   * that is running when the sandbox is disposed finishes in its engine; the worker goes back to
+   * the pool after it.
+   */
   async run(code: string): Promise<CodeOutcome> {
     if (this.disposed) throw new InfrastructureError('the sandbox is closed', { code: 'sandbox-closed' });
-    this.callsThisBlock = 0;
+    if (this.running) throw new Error('a code block is already running in this sandbox');
+    this.running = true;
+    try {
+      return await this.runBlock(code);
+    } finally {
+      this.running = false;
+      if (this.disposed) this.giveBack();
+    }
+  }
+
+  private async runBlock(code: string): Promise<CodeOutcome> {
     this.hostFailure = null;
-    const { timeoutMs, memoryBytes } = this.options.limits;
+    const { timeoutMs, memoryBytes, maxApiCallsPerBlock } = this.options.limits;
     const result: WorkerRun = await this.worker.run(
       '\n'.repeat(lineOffset) + code,
       codeFileName,
-      timeoutMs,
-      timeoutMs + 2_000,
+      { timeoutMs, killAfterMs: timeoutMs + killGraceMs, maxApiCalls: maxApiCallsPerBlock },
       (app, api, argsText) => this.bridge(app, api, argsText),
     );
     if (this.hostFailure) {
@@ -181,10 +202,19 @@ export class CodeSandbox {
     return { output: `${printed}${formatTraceback(error, code)}`, ok: false, failure: 'exception' };
   }
 
-  /** Frees the engine; the worker goes back to the pool. Safe to call twice. */
+  /**
+   * Frees the engine; the worker goes back to the pool, at once or, while a code block runs,
+   * when the block ends. Safe to call twice.
+   */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    if (!this.running) this.giveBack();
+  }
+
+  private giveBack(): void {
+    if (this.returned) return;
+    this.returned = true;
     this.options.pool.release(this.worker, this.engineSettings());
   }
 }

@@ -1,7 +1,15 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { InfrastructureError } from '@harness-s/core';
-import { type FromWorker, sandboxWorkerBody, type ToWorker, type WorkerError } from './worker-body.js';
+import {
+  controlBytes,
+  engineMsOf,
+  engineTimeOffset,
+  type FromWorker,
+  sandboxWorkerBody,
+  type ToWorker,
+  type WorkerError,
+} from './worker-body.js';
 
 /** Room for one API reply in shared memory; larger replies are refused with an error. */
 const replyBytes = 4 * 1024 * 1024;
@@ -44,16 +52,22 @@ export interface EngineSettings {
 
 /**
  * A worker thread that hosts one QuickJS engine. The host answers the engine's API calls through
- * shared memory and can always stop a code block by terminating the thread.
+ * shared memory and can always stop a code block by terminating the thread. Messages go to the
+ * worker one at a time: each waits until the worker has answered the one before.
  */
 export class SandboxWorker {
-  private readonly control = new SharedArrayBuffer(8);
+  private readonly control = new SharedArrayBuffer(controlBytes);
   private readonly data = new SharedArrayBuffer(replyBytes);
   private readonly controlView = new Int32Array(this.control);
+  private readonly engineTimes = new BigInt64Array(this.control, engineTimeOffset, 2);
   private readonly dataView = new Uint8Array(this.data);
   private listener: ((message: FromWorker) => void) | null = null;
   private exitListener: ((reason: string) => void) | null = null;
   private exited = false;
+  /** Messages sent or waiting to be sent, and not answered yet. */
+  private unanswered = 0;
+  /** Settles when the last of them has been answered. */
+  private lastAnswered: Promise<void> = Promise.resolve();
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (message: FromWorker) => this.listener?.(message));
@@ -77,8 +91,32 @@ export class SandboxWorker {
     this.exitListener?.(reason);
   }
 
-  /** Sends a message and resolves with the first answer `accept` returns a value for. */
-  private exchange<T>(message: ToWorker, accept: (answer: FromWorker) => T | undefined, onKill?: () => T): Promise<T> {
+  /**
+   * Sends a message (at once, or when the ones before it are answered) and resolves with the
+   * first answer `accept` returns a value for. `onSend` runs just before the message goes out.
+   */
+  private exchange<T>(
+    message: ToWorker,
+    accept: (answer: FromWorker) => T | undefined,
+    onKill?: () => T,
+    onSend?: () => void,
+  ): Promise<T> {
+    const send = () => this.send(message, accept, onKill, onSend);
+    const answered = this.unanswered === 0 ? send() : this.lastAnswered.then(send);
+    this.unanswered += 1;
+    const settled = () => {
+      this.unanswered -= 1;
+    };
+    this.lastAnswered = answered.then(settled, settled);
+    return answered;
+  }
+
+  private send<T>(
+    message: ToWorker,
+    accept: (answer: FromWorker) => T | undefined,
+    onKill?: () => T,
+    onSend?: () => void,
+  ): Promise<T> {
     if (this.exited)
       return Promise.reject(new InfrastructureError('the sandbox worker is gone', { code: 'sandbox-gone' }));
     // Referenced while a message is in flight, so the process waits for the answer.
@@ -104,6 +142,7 @@ export class SandboxWorker {
         if (onKill) resolve(onKill());
         else reject(new InfrastructureError(reason, { code: 'sandbox-exited' }));
       };
+      onSend?.();
       this.worker.postMessage(message);
     }).finally(() => {
       if (!this.exited) this.worker.unref();
@@ -138,15 +177,9 @@ export class SandboxWorker {
   }
 
   private start(settings: EngineSettings, key: string): Promise<void> {
-    // One message in flight at a time: a start waits for a warm-up still running.
-    const previous = this.freshEngine?.ready.catch(() => undefined) ?? Promise.resolve();
-    const ready = previous
-      .then(() =>
-        this.exchange({ type: 'init', ...settings, control: this.control, data: this.data }, (answer) =>
-          answer.type === 'ready' ? true : undefined,
-        ),
-      )
-      .then(() => undefined);
+    const ready = this.exchange({ type: 'init', ...settings, control: this.control, data: this.data }, (answer) =>
+      answer.type === 'ready' ? true : undefined,
+    ).then(() => undefined);
     this.freshEngine = { key, ready };
     return ready;
   }
@@ -156,27 +189,50 @@ export class SandboxWorker {
     await this.exchange({ type: 'reset' }, (answer) => (answer.type === 'ready' ? true : undefined));
   }
 
+  /** How long the engine has run the current (or last) code block, waits for the host excluded. */
+  get engineMs(): number {
+    return engineMsOf(this.engineTimes);
+  }
+
   /**
-   * Runs one code block. `answer` serves its API calls. The engine stops itself at `timeoutMs`;
-   * if it has not answered by `killAfterMs`, the thread is terminated and the run is `killed`.
+   * Runs one code block. `answer` serves its API calls, at most `maxApiCalls` of them (later
+   * calls are refused in the worker). Both limits count engine time only (`engineMs`): the
+   * engine stops itself at `timeoutMs`; if it is still running at `killAfterMs`, the thread is
+   * terminated and the run is `killed`. Time spent waiting for the host (a busy or stalled host
+   * thread, slow API answers) neither stops nor kills a block.
    */
   async run(
     code: string,
     fileName: string,
-    timeoutMs: number,
-    killAfterMs: number,
+    limits: { timeoutMs: number; killAfterMs: number; maxApiCalls: number },
     answer: (app: string, api: string, argsText: string) => string,
   ): Promise<WorkerRun> {
     this.freshEngine = null;
+    const { timeoutMs, killAfterMs, maxApiCalls } = limits;
     let killed = false;
-    const timer = setTimeout(() => {
+    let timer: NodeJS.Timeout | undefined;
+    // Checks the engine time when it could first have reached the deadline; a host that wakes up
+    // late sees the engine time the worker measured meanwhile, not its own delay.
+    const watch = (): void => {
+      const used = this.engineMs;
+      if (used < killAfterMs) {
+        timer = setTimeout(watch, Math.max(killAfterMs - used, 10));
+        return;
+      }
       killed = true;
       void this.worker.terminate();
-    }, killAfterMs);
+    };
+    const startWatch = (): void => {
+      Atomics.store(this.engineTimes, 0, 0n);
+      Atomics.store(this.engineTimes, 1, 0n);
+      timer = setTimeout(watch, killAfterMs);
+    };
     try {
       return await this.exchange<WorkerRun>(
-        { type: 'run', code, fileName, timeoutMs },
+        { type: 'run', code, fileName, timeoutMs, maxApiCalls },
         (message) => {
+          // Once the thread is being terminated, whatever it still sends is void: the run is killed.
+          if (killed) return undefined;
           if (message.type === 'call') {
             this.reply(answer(message.app, message.api, message.argsText));
             return undefined;
@@ -189,6 +245,7 @@ export class SandboxWorker {
           killed
             ? { kind: 'killed' }
             : { kind: 'finished', printed: '', droppedChars: 0, error: null, timedOut: false, engineFailed: true },
+        startWatch,
       );
     } finally {
       clearTimeout(timer);
@@ -216,32 +273,37 @@ export class SandboxWorker {
 
 /**
  * Sandbox workers kept warm between episodes: starting a thread and loading QuickJS into it
- * takes tens of milliseconds, reusing one only resets its engine.
+ * takes tens of milliseconds, reusing one only resets its engine. A worker is lent to one
+ * borrower at a time; giving back a worker that is not lent (twice, say) does nothing.
  */
 export class SandboxWorkerPool {
   private readonly idle: SandboxWorker[] = [];
+  private readonly lent = new Set<SandboxWorker>();
   private live = 0;
-  private lent = 0;
 
   constructor(private readonly maxIdle = 4) {}
 
   acquire(): SandboxWorker {
     let worker = this.idle.pop();
-    while (worker && !worker.alive) worker = this.idle.pop();
+    while (worker && !worker.alive) {
+      this.live -= 1;
+      worker = this.idle.pop();
+    }
     if (!worker) {
       worker = SandboxWorker.spawn();
       this.live += 1;
     }
-    this.lent += 1;
+    this.lent.add(worker);
     return worker;
   }
 
   /**
    * Takes a worker back for reuse. With `warmWith`, a fresh engine with those settings is started
-   * in the background, so the next sandbox with the same settings starts without waiting.
+   * in the background, so the next sandbox with the same settings starts without waiting. The
+   * borrower must not use the worker any more, nor give it back while a code block still runs in it.
    */
   release(worker: SandboxWorker, warmWith?: EngineSettings): void {
-    this.lent -= 1;
+    if (!this.lent.delete(worker)) return;
     if (!worker.alive || this.idle.length >= this.maxIdle) {
       this.terminate(worker);
       return;
@@ -253,7 +315,7 @@ export class SandboxWorkerPool {
 
   /** Ends a lent worker whose engine cannot be trusted any more. */
   discard(worker: SandboxWorker): void {
-    this.lent -= 1;
+    if (!this.lent.delete(worker)) return;
     this.terminate(worker);
   }
 
@@ -264,7 +326,7 @@ export class SandboxWorkerPool {
 
   /** Workers lent to sandboxes and not yet given back. */
   get inUse(): number {
-    return this.lent;
+    return this.lent.size;
   }
 
   /** Worker threads alive (idle or in use). */

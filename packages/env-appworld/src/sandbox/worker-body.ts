@@ -12,7 +12,7 @@ export type ToWorker =
       control: SharedArrayBuffer;
       data: SharedArrayBuffer;
     }
-  | { type: 'run'; code: string; fileName: string; timeoutMs: number }
+  | { type: 'run'; code: string; fileName: string; timeoutMs: number; maxApiCalls: number }
   | { type: 'reset' };
 
 /** What is known of an error thrown by a code block. */
@@ -38,24 +38,71 @@ export type FromWorker =
   | { type: 'failed'; message: string };
 
 /**
+ * The shared control memory of a worker: Int32 slot 0 is the reply flag and slot 1 the reply's
+ * length; from byte 8, two BigInt64 slots hold the engine time of the current code block.
+ */
+export const controlBytes = 24;
+/** Offset of the engine-time slots in the control memory. */
+export const engineTimeOffset = 8;
+
+/**
+ * Engine time of the current code block: the time its engine has spent running, in nanoseconds of
+ * the process's monotonic clock (`process.hrtime.bigint()`, the same in every thread). `times[0]`
+ * is the time of finished stretches; `times[1]` is when the stretch now running began, or 0 while
+ * the engine is not running (waiting for the host to answer an API call, or between blocks).
+ * The worker clears `times[1]` before it adds to `times[0]`, so reading `times[0]` first and then
+ * `times[1]` never counts a stretch twice.
+ */
+export function engineMsOf(times: BigInt64Array): number {
+  const finished = Atomics.load(times, 0);
+  const since = Atomics.load(times, 1);
+  const running = since === 0n ? 0n : process.hrtime.bigint() - since;
+  return Number(finished + (running > 0n ? running : 0n)) / 1e6;
+}
+
+/**
  * The whole program of a sandbox worker thread. It is serialized with `toString()` and run as the
  * worker's source, so it must be self-contained: it may use only its parameters and globals.
  *
  * The worker owns one QuickJS engine. API calls go to the host as a message; the worker then
  * blocks on `Atomics.wait` until the host writes the reply into shared memory, so the sandbox
- * sees `apis.<app>.<api>(args)` as an ordinary synchronous call.
+ * sees `apis.<app>.<api>(args)` as an ordinary synchronous call. The time limit of a block counts
+ * only the engine's own running time, not the waits for the host, so a busy host does not change
+ * what a block does; calls past the block's limit are refused here, without asking the host.
  */
 export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): void {
   let module: QuickJs.QuickJSWASMModule | null = null;
   let runtime: QuickJs.QuickJSRuntime | null = null;
   let context: QuickJs.QuickJSContext | null = null;
-  let control = new Int32Array(new SharedArrayBuffer(8));
+  let control = new Int32Array(new SharedArrayBuffer(24));
+  let times = new BigInt64Array(control.buffer, 8, 2);
   let data = new Uint8Array(new SharedArrayBuffer(8));
   let printed = '';
   let droppedChars = 0;
   let maxOutputChars = 20_000;
+  let callsLeft = 0;
+  let callLimit = 0;
+  let engineNs = 0n;
+  let runningSince = 0n;
   const decoder = new TextDecoder();
   const send = (message: FromWorker): void => port.postMessage(message);
+
+  /** The engine starts or resumes running the block. */
+  const resumeClock = (): void => {
+    runningSince = process.hrtime.bigint();
+    Atomics.store(times, 1, runningSince);
+  };
+  /** The engine stops running (it waits for the host, or the block is over). */
+  const pauseClock = (): void => {
+    if (runningSince === 0n) return;
+    const now = process.hrtime.bigint();
+    Atomics.store(times, 1, 0n);
+    engineNs += now - runningSince;
+    Atomics.store(times, 0, engineNs);
+    runningSince = 0n;
+  };
+  const engineMs = (): number =>
+    Number(engineNs + (runningSince === 0n ? 0n : process.hrtime.bigint() - runningSince)) / 1e6;
 
   const append = (text: string): void => {
     const room = Math.max(0, maxOutputChars - printed.length);
@@ -64,9 +111,19 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
   };
 
   const callHost = (app: string, api: string, argsText: string): string => {
+    if (callsLeft <= 0) {
+      return JSON.stringify({
+        ok: false,
+        status: 429,
+        message: `Too many API calls in one code block (limit ${callLimit}).`,
+      });
+    }
+    callsLeft -= 1;
     Atomics.store(control, 0, 0);
+    pauseClock();
     send({ type: 'call', app, api, argsText });
     Atomics.wait(control, 0, 0);
+    resumeClock();
     return decoder.decode(data.slice(0, Atomics.load(control, 1)));
   };
 
@@ -136,17 +193,22 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
     return { name: field('name') || 'Error', message: field('message'), stack: field('stack') };
   };
 
-  const run = (code: string, fileName: string, timeoutMs: number): void => {
+  const run = ({ code, fileName, timeoutMs, maxApiCalls }: Extract<ToWorker, { type: 'run' }>): void => {
     printed = '';
     droppedChars = 0;
+    callsLeft = maxApiCalls;
+    callLimit = maxApiCalls;
     const vmRuntime = runtime as QuickJs.QuickJSRuntime;
     const vm = context as QuickJs.QuickJSContext;
-    const deadline = Date.now() + timeoutMs;
     let timedOut = false;
     vmRuntime.setInterruptHandler(() => {
-      timedOut ||= Date.now() > deadline;
+      timedOut ||= engineMs() > timeoutMs;
       return timedOut;
     });
+    engineNs = 0n;
+    runningSince = 0n;
+    Atomics.store(times, 0, 0n);
+    resumeClock();
     let error: WorkerError | null = null;
     try {
       const result = vm.evalCode(code, fileName);
@@ -167,6 +229,7 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
         result.value.dispose();
       }
     } catch (hostError) {
+      pauseClock();
       const message = hostError instanceof Error ? hostError.message : String(hostError);
       send({
         type: 'done',
@@ -178,6 +241,7 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
       });
       return;
     }
+    pauseClock();
     vmRuntime.setInterruptHandler(() => false);
     send({ type: 'done', printed, droppedChars, error, timedOut, engineFailed: false });
   };
@@ -189,6 +253,7 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
         if (message.type === 'init') {
           init = message;
           control = new Int32Array(message.control);
+          times = new BigInt64Array(message.control, 8, 2);
           data = new Uint8Array(message.data);
           maxOutputChars = message.maxOutputChars;
           module ??= await quickjs.newQuickJSWASMModule(quickjs.RELEASE_SYNC);
@@ -197,7 +262,7 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
           send({ type: 'ready' });
         } else if (message.type === 'run') {
           if (!context || !init) throw new Error('the sandbox worker was not initialised');
-          run(message.code, message.fileName, message.timeoutMs);
+          run(message);
         } else {
           stopEngine();
           send({ type: 'ready' });
