@@ -1,7 +1,8 @@
-import { type ApiCall, ApiError, defineApp, pageParameters, param } from '../api/definition.js';
+import { type ApiCall, defineApp, pageParameters, param } from '../api/definition.js';
 import { found, maybe, num, pageOf, text } from '../api/helpers.js';
 import { allRows, insertRow, oneRow, run } from '../world/rows.js';
 import { accountApis } from './account-apis.js';
+import { addLink, removeLink } from './links.js';
 
 const songColumns = `s.id AS song_id, s.title, s.artist_id, a.name AS artist_name, s.album_id, s.genre,
   s.duration_seconds, s.release_date`;
@@ -71,10 +72,13 @@ function collectionApis(
       responseExample: { message: 'string' },
       handler: (call: ApiCall) => {
         const songId = songExists(call);
-        if (oneRow(call.db, `SELECT 1 FROM ${table} WHERE user_id = ? AND song_id = ?`, call.userId, songId)) {
-          throw new ApiError(409, `The song is already in your ${noun}.`);
-        }
-        insertRow(call.db, table, { user_id: call.userId, song_id: songId, [timeColumn]: call.task.now });
+        addLink(
+          call.db,
+          table,
+          { user_id: call.userId, song_id: songId },
+          { [timeColumn]: call.task.now },
+          `The song is already in your ${noun}.`,
+        );
         return { message: `Song added to your ${noun}.` };
       },
     },
@@ -86,9 +90,7 @@ function collectionApis(
       responseExample: { message: 'string' },
       handler: (call: ApiCall) => {
         const songId = songExists(call);
-        if (run(call.db, `DELETE FROM ${table} WHERE user_id = ? AND song_id = ?`, call.userId, songId) === 0) {
-          throw new ApiError(404, `The song is not in your ${noun}.`);
-        }
+        removeLink(call.db, table, { user_id: call.userId, song_id: songId }, `The song is not in your ${noun}.`);
         return { message: `Song removed from your ${noun}.` };
       },
     },
@@ -302,21 +304,13 @@ export const musicApp = defineApp(
       handler: (call) => {
         const playlist = ownPlaylist(call);
         const songId = songExists(call);
-        if (
-          oneRow(
-            call.db,
-            'SELECT 1 FROM music_playlist_songs WHERE playlist_id = ? AND song_id = ?',
-            playlist.id,
-            songId,
-          )
-        ) {
-          throw new ApiError(409, 'The song is already in the playlist.');
-        }
-        insertRow(call.db, 'music_playlist_songs', {
-          playlist_id: playlist.id,
-          song_id: songId,
-          added_at: call.task.now,
-        });
+        addLink(
+          call.db,
+          'music_playlist_songs',
+          { playlist_id: playlist.id, song_id: songId },
+          { added_at: call.task.now },
+          'The song is already in the playlist.',
+        );
         return { message: 'Song added to the playlist.' };
       },
     },
@@ -331,16 +325,12 @@ export const musicApp = defineApp(
       responseExample: { message: 'string' },
       handler: (call) => {
         const playlist = ownPlaylist(call);
-        if (
-          run(
-            call.db,
-            'DELETE FROM music_playlist_songs WHERE playlist_id = ? AND song_id = ?',
-            playlist.id,
-            num(call.args, 'song_id'),
-          ) === 0
-        ) {
-          throw new ApiError(404, 'The song is not in the playlist.');
-        }
+        removeLink(
+          call.db,
+          'music_playlist_songs',
+          { playlist_id: playlist.id, song_id: num(call.args, 'song_id') },
+          'The song is not in the playlist.',
+        );
         return { message: 'Song removed from the playlist.' };
       },
     },

@@ -2,6 +2,7 @@ import { type ApiCall, ApiError, defineApp, pageParameters, param } from '../api
 import { cents, found, maybe, num, pageOf, text } from '../api/helpers.js';
 import { allRows, insertRow, oneRow, run } from '../world/rows.js';
 import { accountApis } from './account-apis.js';
+import { addLink, removeLink } from './links.js';
 
 const productColumns = 'p.id AS product_id, p.name, p.category, p.price, p.rating, p.stock, p.seller';
 const productExample = {
@@ -164,21 +165,13 @@ export const shopApp = defineApp(
       responseExample: { message: 'string' },
       handler: (call) => {
         const item = product(call);
-        if (
-          oneRow(
-            call.db,
-            'SELECT 1 FROM shop_cart_items WHERE user_id = ? AND product_id = ?',
-            call.userId,
-            item.product_id,
-          )
-        ) {
-          throw new ApiError(409, 'The product is already in your cart; use update_cart_item to change the quantity.');
-        }
-        insertRow(call.db, 'shop_cart_items', {
-          user_id: call.userId,
-          product_id: item.product_id,
-          quantity: num(call.args, 'quantity'),
-        });
+        addLink(
+          call.db,
+          'shop_cart_items',
+          { user_id: call.userId, product_id: item.product_id },
+          { quantity: num(call.args, 'quantity') },
+          'The product is already in your cart; use update_cart_item to change the quantity.',
+        );
         return { message: 'Product added to the cart.' };
       },
     },
@@ -210,16 +203,12 @@ export const shopApp = defineApp(
       parameters: [productIdParameter],
       responseExample: { message: 'string' },
       handler: (call) => {
-        if (
-          run(
-            call.db,
-            'DELETE FROM shop_cart_items WHERE user_id = ? AND product_id = ?',
-            call.userId,
-            num(call.args, 'product_id'),
-          ) === 0
-        ) {
-          throw new ApiError(404, 'The product is not in your cart.');
-        }
+        removeLink(
+          call.db,
+          'shop_cart_items',
+          { user_id: call.userId, product_id: num(call.args, 'product_id') },
+          'The product is not in your cart.',
+        );
         return { message: 'Product removed from the cart.' };
       },
     },
@@ -248,21 +237,13 @@ export const shopApp = defineApp(
       responseExample: { message: 'string' },
       handler: (call) => {
         const item = product(call);
-        if (
-          oneRow(
-            call.db,
-            'SELECT 1 FROM shop_wishlist_items WHERE user_id = ? AND product_id = ?',
-            call.userId,
-            item.product_id,
-          )
-        ) {
-          throw new ApiError(409, 'The product is already on your wishlist.');
-        }
-        insertRow(call.db, 'shop_wishlist_items', {
-          user_id: call.userId,
-          product_id: item.product_id,
-          added_at: call.task.now,
-        });
+        addLink(
+          call.db,
+          'shop_wishlist_items',
+          { user_id: call.userId, product_id: item.product_id },
+          { added_at: call.task.now },
+          'The product is already on your wishlist.',
+        );
         return { message: 'Product added to the wishlist.' };
       },
     },
@@ -273,16 +254,12 @@ export const shopApp = defineApp(
       parameters: [productIdParameter],
       responseExample: { message: 'string' },
       handler: (call) => {
-        if (
-          run(
-            call.db,
-            'DELETE FROM shop_wishlist_items WHERE user_id = ? AND product_id = ?',
-            call.userId,
-            num(call.args, 'product_id'),
-          ) === 0
-        ) {
-          throw new ApiError(404, 'The product is not on your wishlist.');
-        }
+        removeLink(
+          call.db,
+          'shop_wishlist_items',
+          { user_id: call.userId, product_id: num(call.args, 'product_id') },
+          'The product is not on your wishlist.',
+        );
         return { message: 'Product removed from the wishlist.' };
       },
     },

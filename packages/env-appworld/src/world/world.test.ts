@@ -132,6 +132,67 @@ describe('APIs', () => {
     db.close();
   });
 
+  it('adds a link once and removes it once: carts, wishlists, liked songs, libraries and playlists', () => {
+    const { db, world } = session();
+    const passwords = world.call('supervisor', 'show_account_passwords', {}) as Array<{
+      account_name: string;
+      password: string;
+    }>;
+    const { email } = world.call('supervisor', 'show_profile', {}) as { email: string };
+    const tokenOf = (app: string) => {
+      const password = passwords.find((item) => item.account_name === app)?.password;
+      return (world.call(app, 'login', { username: email, password }) as { access_token: string }).access_token;
+    };
+    const first = (sql: string) => (db.prepare(sql).get() as { id: number }).id;
+    const productId = first('SELECT MIN(id) AS id FROM shop_products');
+    const songId = first('SELECT MIN(id) AS id FROM music_songs');
+    const [shop, music] = [tokenOf('shop'), tokenOf('music')];
+    const { playlist_id } = world.call('music', 'create_playlist', { access_token: music, title: 'Road trip' }) as {
+      playlist_id: number;
+    };
+    const links = [
+      ['shop', 'product_to_cart', 'shop_cart_items', { user_id: 1, product_id: productId }, 'in your cart'],
+      ['shop', 'product_to_wishlist', 'shop_wishlist_items', { user_id: 1, product_id: productId }, 'on your wishlist'],
+      ['music', 'song_to_library', 'music_library_songs', { user_id: 1, song_id: songId }, 'in your library'],
+      ['music', 'song_to_playlist', 'music_playlist_songs', { playlist_id, song_id: songId }, 'in the playlist'],
+    ] as const;
+    for (const [app, what, table, key, where] of links) {
+      // The caller names the link by its ids; the user is the one logged in.
+      const { user_id: _user, ...ids } = key as Record<string, number>;
+      const args = { access_token: app === 'shop' ? shop : music, ...ids };
+      const condition = Object.keys(key)
+        .map((column) => `${column} = @${column}`)
+        .join(' AND ');
+      const present = () =>
+        db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${condition}`).get(key) as { n: number };
+      db.prepare(`DELETE FROM ${table} WHERE ${condition}`).run(key);
+      const [add, remove] = [`add_${what}`, `remove_${what.replace('_to_', '_from_')}`];
+      world.call(app, add, args);
+      expect(present().n, `${app}.${add}`).toBe(1);
+      const again = failure(() => world.call(app, add, args));
+      expect(again.status, `${app}.${add} twice`).toBe(409);
+      expect(again.message).toContain(`already ${where}`);
+      world.call(app, remove, args);
+      expect(present().n, `${app}.${remove}`).toBe(0);
+      const gone = failure(() => world.call(app, remove, args));
+      expect(gone.status, `${app}.${remove} twice`).toBe(404);
+      expect(gone.message).toContain(`not ${where}`);
+    }
+    // Liked songs use their own verbs.
+    db.prepare('DELETE FROM music_liked_songs WHERE user_id = 1 AND song_id = ?').run(songId);
+    world.call('music', 'like_song', { access_token: music, song_id: songId });
+    expect(failure(() => world.call('music', 'like_song', { access_token: music, song_id: songId }))).toEqual({
+      status: 409,
+      message: 'The song is already in your liked songs.',
+    });
+    world.call('music', 'unlike_song', { access_token: music, song_id: songId });
+    expect(failure(() => world.call('music', 'unlike_song', { access_token: music, song_id: songId }))).toEqual({
+      status: 404,
+      message: 'The song is not in your liked songs.',
+    });
+    db.close();
+  });
+
   it('resets a password through a code sent by email, refusing a wrong code and a short password', () => {
     const { db, world } = session();
     const email = (world.call('supervisor', 'show_profile', {}) as { email: string }).email;
