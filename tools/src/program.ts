@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { runCleanup } from './commands/cleanup.js';
 import { runEval } from './commands/eval.js';
 import { runEvolve } from './commands/evolve.js';
@@ -11,53 +11,18 @@ import { runServe } from './commands/serve.js';
 import { runTrain } from './commands/train.js';
 import { runWorker } from './commands/worker.js';
 import { environmentNames } from './environments.js';
+import {
+  dbOption,
+  fraction,
+  integer,
+  number,
+  sandboxOption,
+  scoringOption,
+  simConfigOption,
+  simLocalityOption,
+} from './options.js';
 import { policyNames } from './policies.js';
 import { defaultReproduceEnvs } from './reproduce/settings.js';
-
-const integer =
-  (name: string, minimum: number) =>
-  (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < minimum) {
-      throw new InvalidArgumentError(`${name} must be an integer >= ${minimum}, got '${value}'`);
-    }
-    return parsed;
-  };
-
-const number =
-  (name: string) =>
-  (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isFinite(parsed)) throw new InvalidArgumentError(`${name} must be a number, got '${value}'`);
-    return parsed;
-  };
-
-const fraction =
-  (name: string) =>
-  (value: string): number => {
-    const parsed = number(name)(value);
-    if (parsed < 0 || parsed > 1) throw new InvalidArgumentError(`${name} must be in [0, 1], got '${value}'`);
-    return parsed;
-  };
-
-/** Where and how an environment runs its episodes: the same flags on every command that opens them. */
-const scoringOption = () => new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']);
-const dbOption = () =>
-  new Option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...');
-const sandboxOption = () =>
-  new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']);
-
-/** The simulated policy's settings: the same flags on every command that can run it. */
-const simConfigOption = () =>
-  new Option(
-    '--sim-config <file>',
-    'simulated policy: a JSON file of settings over the defaults (see docs/simulated-policy.md)',
-  );
-const simLocalityOption = () =>
-  new Option(
-    '--sim-locality <sd>',
-    "simulated policy: spread of a variant's persistent per-task shifts (locality; default 0, off)",
-  ).argParser(number('--sim-locality'));
 
 /** The `harness-s` command line, built fresh so tests can parse arguments in process. */
 export function createProgram(): Command {

@@ -1,0 +1,51 @@
+/** Parsers of flag values, and the options several commands share. */
+import { InvalidArgumentError, Option } from 'commander';
+
+/** Parses an integer flag value of at least `minimum`. */
+export const integer =
+  (name: string, minimum: number) =>
+  (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < minimum) {
+      throw new InvalidArgumentError(`${name} must be an integer >= ${minimum}, got '${value}'`);
+    }
+    return parsed;
+  };
+
+/** Parses a finite number. */
+export const number =
+  (name: string) =>
+  (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed)) throw new InvalidArgumentError(`${name} must be a number, got '${value}'`);
+    return parsed;
+  };
+
+/** Parses a number in [0, 1]. */
+export const fraction =
+  (name: string) =>
+  (value: string): number => {
+    const parsed = number(name)(value);
+    if (parsed < 0 || parsed > 1) throw new InvalidArgumentError(`${name} must be in [0, 1], got '${value}'`);
+    return parsed;
+  };
+
+/** Where and how an environment runs its episodes: the same flags on every command that opens them. */
+export const scoringOption = () =>
+  new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']);
+export const dbOption = () =>
+  new Option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...');
+export const sandboxOption = () =>
+  new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']);
+
+/** The simulated policy's settings: the same flags on every command that can run it. */
+export const simConfigOption = () =>
+  new Option(
+    '--sim-config <file>',
+    'simulated policy: a JSON file of settings over the defaults (see docs/simulated-policy.md)',
+  );
+export const simLocalityOption = () =>
+  new Option(
+    '--sim-locality <sd>',
+    "simulated policy: spread of a variant's persistent per-task shifts (locality; default 0, off)",
+  ).argParser(number('--sim-locality'));
