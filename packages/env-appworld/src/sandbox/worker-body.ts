@@ -122,7 +122,10 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
     Atomics.store(control, 0, 0);
     pauseClock();
     send({ type: 'call', app, api, argsText });
-    Atomics.wait(control, 0, 0);
+    // Only the reply sets the flag. A wake-up with the flag still clear is not this call's reply:
+    // the host sets the flag before it notifies, so its notify of the previous reply can come
+    // after the worker, having seen that flag, already waits for this one. Wait again then.
+    while (Atomics.load(control, 0) === 0) Atomics.wait(control, 0, 0);
     resumeClock();
     return decoder.decode(data.slice(0, Atomics.load(control, 1)));
   };
