@@ -5,7 +5,7 @@ import { writeJsonAtomic } from '@harness-s/core';
 import { SimulatedPolicy } from '@harness-s/policy';
 import { describe, expect, it } from 'vitest';
 import { budgetFor } from '../reproduce/settings.js';
-import { runReproduce } from './reproduce.js';
+import { refuseOtherSettings, runReproduce } from './reproduce.js';
 
 describe('harness-s reproduce, continued in its folder', () => {
   async function startedWith(quick: boolean): Promise<string> {
@@ -25,6 +25,20 @@ describe('harness-s reproduce, continued in its folder', () => {
       runReproduce({ out, quick: true, envs: ['dbbench'], concurrency: 1, quiet: true, simLocality: 1 }),
     ).rejects.toThrow(/other simulated policy settings \(.*config\.json\): policy\.localitySpread: 0 then, 1 now/);
     expect(await readFile(join(out, 'config.json'), 'utf8')).toBe(before);
+  });
+
+  it('reads a setting its folder predates as the default, so that folder still continues', async () => {
+    const out = await startedWith(true);
+    const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8'));
+    delete config.policy.localitySpread;
+    await writeJsonAtomic(join(out, 'config.json'), config);
+    const budgets = { dbbench: budgetFor('dbbench', true) };
+    await expect(
+      refuseOtherSettings(out, { budgets, policy: new SimulatedPolicy().describe() }),
+    ).resolves.toBeUndefined();
+    await expect(
+      refuseOtherSettings(out, { budgets, policy: new SimulatedPolicy({ localitySpread: 0.5 }).describe() }),
+    ).rejects.toThrow(/policy\.localitySpread: 0 then, 0\.5 now/);
   });
 
   it('refuses other budgets than it started with', async () => {

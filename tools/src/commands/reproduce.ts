@@ -9,7 +9,7 @@ import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
-import { type SimulatedSettingsFlags, simulatedSettings } from '../policies.js';
+import { policyFromDescription, type SimulatedSettingsFlags, simulatedSettings } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
 import { createJobPool } from '../reproduce/job-pool.js';
@@ -146,10 +146,22 @@ function firstDifference(before: unknown, now: unknown, path: string): string | 
  * budgets or another simulated policy would be averaged with the new ones into one table. Refuses,
  * naming the first setting that differs, when the folder's config.json says otherwise.
  */
-async function refuseOtherSettings(root: string, settings: { budgets: unknown; policy: unknown }): Promise<void> {
+export async function refuseOtherSettings(
+  root: string,
+  settings: { budgets: unknown; policy: unknown },
+): Promise<void> {
   const path = join(root, 'config.json');
   if (!existsSync(path)) return;
-  const earlier = (await readJson(path)) as Record<string, unknown>;
+  const earlier = { ...((await readJson(path)) as Record<string, unknown>) };
+  // A folder written before a setting existed holds no value for it: read with the policy's
+  // defaults for missing fields, as its checkpoints are.
+  if (earlier['policy'] && typeof earlier['policy'] === 'object') {
+    try {
+      earlier['policy'] = policyFromDescription(earlier['policy'] as Record<string, unknown>).describe();
+    } catch {
+      // Not a description the policy reads: compared as it is.
+    }
+  }
   for (const [key, value] of Object.entries(settings)) {
     const difference = earlier[key] === undefined ? undefined : firstDifference(earlier[key], value, key);
     if (difference) {
