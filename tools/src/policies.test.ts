@@ -7,7 +7,13 @@ import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { RolloutResult } from '@harness-s/queue';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from './environments.js';
-import { createPolicy, policyFromDescription, policyFromFlags, simulatedSettings } from './policies.js';
+import {
+  createPolicy,
+  policyFromDescription,
+  policyFromFlags,
+  simulatedSettings,
+  simulatedSettingsText,
+} from './policies.js';
 
 const withoutTimes = (trajectory: Trajectory): unknown =>
   JSON.parse(
@@ -135,6 +141,15 @@ describe("the simulated policy's settings from flags", () => {
     const broken = await file('{ "theta": ');
     await expect(simulatedSettings({ simConfig: broken })).rejects.toThrow(/not valid JSON/);
     await expect(simulatedSettings({ simConfig: join(tmpdir(), 'no-such-sim.json') })).rejects.toThrow(/cannot read/);
+  });
+
+  it('name what they change from the defaults, for the run log', () => {
+    expect(simulatedSettingsText(undefined)).toBe('');
+    // A file that repeats a default changes nothing.
+    expect(simulatedSettingsText({ directiveCue: new SimulatedPolicy().config.directiveCue })).toBe('');
+    expect(
+      simulatedSettingsText({ localitySpread: 1, theta: { 'inspect-table': 3 }, hardTheta: { 'exact-values@3': 2 } }),
+    ).toBe('theta.inspect-table 3, hardTheta.exact-values@3 2, localitySpread 1');
   });
 
   it('apply to the simulated policy only', () => {

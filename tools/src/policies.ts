@@ -46,6 +46,29 @@ export async function simulatedSettings(
   return { ...fromFile, ...(flags.simLocality === undefined ? {} : { localitySpread: flags.simLocality }) };
 }
 
+/**
+ * What settings change from the simulated policy's defaults, for a run's log: `` (none), or e.g.
+ * `localitySpread 1, theta.inspect-table 3`.
+ */
+export function simulatedSettingsText(sim: Partial<SimulatedPolicyConfig> | undefined): string {
+  if (!sim) return '';
+  const defaults = new SimulatedPolicy().config as Record<string, unknown>;
+  const chosen = new SimulatedPolicy(sim).config as Record<string, unknown>;
+  const changes: string[] = [];
+  const walk = (path: string, before: unknown, now: unknown): void => {
+    const isRecord = (value: unknown): value is Record<string, unknown> =>
+      value !== null && typeof value === 'object' && !Array.isArray(value);
+    if (isRecord(before) || isRecord(now)) {
+      const [a, b] = [isRecord(before) ? before : {}, isRecord(now) ? now : {}];
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(`${path}.${key}`, a[key], b[key]);
+    } else if (JSON.stringify(before) !== JSON.stringify(now)) {
+      changes.push(`${path.slice(1)} ${JSON.stringify(now) ?? 'unset'}`);
+    }
+  };
+  walk('', defaults, chosen);
+  return changes.join(', ');
+}
+
 export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;
 
 /**

@@ -9,7 +9,12 @@ import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
-import { policyFromDescription, type SimulatedSettingsFlags, simulatedSettings } from '../policies.js';
+import {
+  policyFromDescription,
+  type SimulatedSettingsFlags,
+  simulatedSettings,
+  simulatedSettingsText,
+} from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
 import { createJobPool } from '../reproduce/job-pool.js';
@@ -189,6 +194,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   }
   const seeds = flags.seeds ?? [1, 2, 3];
   const sim = (await simulatedSettings(flags)) ?? {};
+  const settingsText = simulatedSettingsText(sim);
   const jobs = flags.jobs ?? defaultJobs();
   const where = environmentOptions({
     ...(flags.db ? { db: flags.db } : {}),
@@ -243,7 +249,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     0,
   );
   log(
-    `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}, ${jobs} at a time`,
+    `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy${settingsText ? ` (${settingsText})` : ''}: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}, ${jobs} at a time`,
   );
   const progress = flags.quiet ? undefined : createProgress('training', totalSteps);
   let stepsDone = 0;

@@ -7,7 +7,7 @@ import { AdaptiveRouter, readProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
-import { type SimulatedSettingsFlags, simulatedSettings } from '../policies.js';
+import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { loadTaskSplits } from '../task-splits.js';
 
@@ -104,7 +104,8 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
     );
     log(
       `Training ${flags.method} on ${flags.env}: ${tasks.train.length} train / ${tasks.test.length} test tasks (${tasks.source}), ` +
-        `${flags.steps} steps x ${flags.batchSize} tasks x ${flags.k} attempts, pool ${pool.length}, seed ${flags.seed}`,
+        `${flags.steps} steps x ${flags.batchSize} tasks x ${flags.k} attempts, pool ${pool.length}, seed ${flags.seed}` +
+        (simulatedSettingsText(sim) ? `; simulated policy: ${simulatedSettingsText(sim)}` : ''),
     );
     const summary = await train({
       config: {
