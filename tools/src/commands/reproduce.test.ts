@@ -41,6 +41,20 @@ describe('harness-s reproduce, continued in its folder', () => {
     ).rejects.toThrow(/policy\.localitySpread: 0 then, 0\.5 now/);
   });
 
+  it('lets a continued run add an environment, and compares the budgets of those both have', async () => {
+    const out = await startedWith(true);
+    const policy = new SimulatedPolicy().describe();
+    await expect(
+      refuseOtherSettings(out, { budgets: { swegym: budgetFor('swegym', false) }, policy }),
+    ).resolves.toBeUndefined();
+    await expect(
+      refuseOtherSettings(out, {
+        budgets: { dbbench: budgetFor('dbbench', false), swegym: budgetFor('swegym', false) },
+        policy,
+      }),
+    ).rejects.toThrow(/budgets\.dbbench\.steps: 6 then, 12 now/);
+  });
+
   it('refuses other budgets than it started with', async () => {
     const out = await startedWith(false);
     await expect(runReproduce({ out, quick: true, envs: ['dbbench'], concurrency: 1, quiet: true })).rejects.toThrow(

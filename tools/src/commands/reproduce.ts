@@ -131,7 +131,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
   }
 }
 
-/** The first place where two JSON values differ, as `a.b.c: before -> now`; undefined when equal. */
+/** The first place where two JSON values differ, as `a.b.c: <before> then, <now> now`; undefined when equal. */
 function firstDifference(before: unknown, now: unknown, path: string): string | undefined {
   const isObject = (value: unknown): value is Record<string, unknown> =>
     value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -166,6 +166,21 @@ export async function refuseOtherSettings(
     } catch {
       // Not a description the policy reads: compared as it is.
     }
+  }
+  // Budgets are compared for the environments both runs have: a continued run may add one.
+  const earlierBudgets = earlier['budgets'];
+  if (
+    earlierBudgets &&
+    typeof earlierBudgets === 'object' &&
+    settings.budgets &&
+    typeof settings.budgets === 'object'
+  ) {
+    const now = settings.budgets as Record<string, unknown>;
+    earlier['budgets'] = Object.fromEntries(Object.entries(earlierBudgets).filter(([env]) => env in now));
+    settings = {
+      ...settings,
+      budgets: Object.fromEntries(Object.entries(now).filter(([env]) => env in earlierBudgets)),
+    };
   }
   for (const [key, value] of Object.entries(settings)) {
     const difference = earlier[key] === undefined ? undefined : firstDifference(earlier[key], value, key);
