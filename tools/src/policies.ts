@@ -7,6 +7,7 @@ import {
   SimulatedPolicy,
   SimulatedPolicyConfig,
 } from '@harness-s/policy';
+import { jsonDifferences } from './json-differences.js';
 
 export interface PolicyFlags {
   policy: string;
@@ -52,21 +53,9 @@ export async function simulatedSettings(
  */
 export function simulatedSettingsText(sim: Partial<SimulatedPolicyConfig> | undefined): string {
   if (!sim) return '';
-  const defaults = new SimulatedPolicy().config as Record<string, unknown>;
-  const chosen = new SimulatedPolicy(sim).config as Record<string, unknown>;
-  const changes: string[] = [];
-  const walk = (path: string, before: unknown, now: unknown): void => {
-    const isRecord = (value: unknown): value is Record<string, unknown> =>
-      value !== null && typeof value === 'object' && !Array.isArray(value);
-    if (isRecord(before) || isRecord(now)) {
-      const [a, b] = [isRecord(before) ? before : {}, isRecord(now) ? now : {}];
-      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(`${path}.${key}`, a[key], b[key]);
-    } else if (JSON.stringify(before) !== JSON.stringify(now)) {
-      changes.push(`${path.slice(1)} ${JSON.stringify(now) ?? 'unset'}`);
-    }
-  };
-  walk('', defaults, chosen);
-  return changes.join(', ');
+  return jsonDifferences(new SimulatedPolicy().config, new SimulatedPolicy(sim).config)
+    .map(({ path, now }) => `${path} ${JSON.stringify(now) ?? 'unset'}`)
+    .join(', ');
 }
 
 export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;

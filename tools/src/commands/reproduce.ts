@@ -9,6 +9,7 @@ import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
+import { jsonDifferences } from '../json-differences.js';
 import {
   policyFromDescription,
   type SimulatedSettingsFlags,
@@ -131,21 +132,6 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
   }
 }
 
-/** The first place where two JSON values differ, as `a.b.c: <before> then, <now> now`; undefined when equal. */
-function firstDifference(before: unknown, now: unknown, path: string): string | undefined {
-  const isObject = (value: unknown): value is Record<string, unknown> =>
-    value !== null && typeof value === 'object' && !Array.isArray(value);
-  if (isObject(before) && isObject(now)) {
-    for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
-      const found = firstDifference(before[key], now[key], `${path}.${key}`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  const [a, b] = [JSON.stringify(before), JSON.stringify(now)];
-  return a === b ? undefined : `${path}: ${a ?? 'absent'} then, ${b ?? 'absent'} now`;
-}
-
 /**
  * A reproduction continued in its folder must run as it started: records trained with other
  * budgets or another simulated policy would be averaged with the new ones into one table. Refuses,
@@ -183,8 +169,10 @@ export async function refuseOtherSettings(
     };
   }
   for (const [key, value] of Object.entries(settings)) {
-    const difference = earlier[key] === undefined ? undefined : firstDifference(earlier[key], value, key);
-    if (difference) {
+    const [first] = earlier[key] === undefined ? [] : jsonDifferences(earlier[key], value, key);
+    if (first) {
+      const shown = (side: unknown) => JSON.stringify(side) ?? 'absent';
+      const difference = `${first.path}: ${shown(first.before)} then, ${shown(first.now)} now`;
       throw new ConfigError(
         `${root} was started with other ${key === 'policy' ? 'simulated policy settings' : 'budgets (--quick)'} ` +
           `(${path}): ${difference}; continue it with the flags it started with, or use another --out`,

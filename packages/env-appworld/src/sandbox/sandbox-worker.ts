@@ -91,6 +91,17 @@ export class SandboxWorker {
     this.exitListener?.(reason);
   }
 
+  /** Runs `work` at once, or when every message sent before it has been answered. */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const answered = this.unanswered === 0 ? work() : this.lastAnswered.then(work);
+    this.unanswered += 1;
+    const settled = () => {
+      this.unanswered -= 1;
+    };
+    this.lastAnswered = answered.then(settled, settled);
+    return answered;
+  }
+
   /**
    * Sends a message (at once, or when the ones before it are answered) and resolves with the
    * first answer `accept` returns a value for. `onSend` runs just before the message goes out.
@@ -101,51 +112,37 @@ export class SandboxWorker {
     onKill?: () => T,
     onSend?: () => void,
   ): Promise<T> {
-    const send = () => this.send(message, accept, onKill, onSend);
-    const answered = this.unanswered === 0 ? send() : this.lastAnswered.then(send);
-    this.unanswered += 1;
-    const settled = () => {
-      this.unanswered -= 1;
-    };
-    this.lastAnswered = answered.then(settled, settled);
-    return answered;
-  }
-
-  private send<T>(
-    message: ToWorker,
-    accept: (answer: FromWorker) => T | undefined,
-    onKill?: () => T,
-    onSend?: () => void,
-  ): Promise<T> {
-    if (this.exited)
-      return Promise.reject(new InfrastructureError('the sandbox worker is gone', { code: 'sandbox-gone' }));
-    // Referenced while a message is in flight, so the process waits for the answer.
-    this.worker.ref();
-    return new Promise<T>((resolve, reject) => {
-      this.listener = (answer) => {
-        if (answer.type === 'failed') {
+    return this.inTurn(() => {
+      if (this.exited)
+        return Promise.reject(new InfrastructureError('the sandbox worker is gone', { code: 'sandbox-gone' }));
+      // Referenced while a message is in flight, so the process waits for the answer.
+      this.worker.ref();
+      return new Promise<T>((resolve, reject) => {
+        this.listener = (answer) => {
+          if (answer.type === 'failed') {
+            this.listener = null;
+            this.exitListener = null;
+            reject(new InfrastructureError(`the sandbox worker failed: ${answer.message}`, { code: 'sandbox-failed' }));
+            return;
+          }
+          const value = accept(answer);
+          if (value !== undefined) {
+            this.listener = null;
+            this.exitListener = null;
+            resolve(value);
+          }
+        };
+        this.exitListener = (reason) => {
           this.listener = null;
           this.exitListener = null;
-          reject(new InfrastructureError(`the sandbox worker failed: ${answer.message}`, { code: 'sandbox-failed' }));
-          return;
-        }
-        const value = accept(answer);
-        if (value !== undefined) {
-          this.listener = null;
-          this.exitListener = null;
-          resolve(value);
-        }
-      };
-      this.exitListener = (reason) => {
-        this.listener = null;
-        this.exitListener = null;
-        if (onKill) resolve(onKill());
-        else reject(new InfrastructureError(reason, { code: 'sandbox-exited' }));
-      };
-      onSend?.();
-      this.worker.postMessage(message);
-    }).finally(() => {
-      if (!this.exited) this.worker.unref();
+          if (onKill) resolve(onKill());
+          else reject(new InfrastructureError(reason, { code: 'sandbox-exited' }));
+        };
+        onSend?.();
+        this.worker.postMessage(message);
+      }).finally(() => {
+        if (!this.exited) this.worker.unref();
+      });
     });
   }
 

@@ -14,6 +14,16 @@ function session(seed = 100) {
   return { db, world: new WorldSession(db, { supervisorId: 1, now: '2024-06-14T10:00:00', seed: 7 }) };
 }
 
+/** The supervisor's email and the password the supervisor app keeps for each of its accounts. */
+function supervisorAccounts(world: WorldSession) {
+  const passwords = world.call('supervisor', 'show_account_passwords', {}) as Array<{
+    account_name: string;
+    password: string;
+  }>;
+  const { email } = world.call('supervisor', 'show_profile', {}) as { email: string };
+  return { email, passwordOf: (app: string) => passwords.find((item) => item.account_name === app)?.password };
+}
+
 /** The status and message of the ApiError a call throws. */
 function failure(work: () => unknown): { status: number; message: string } {
   try {
@@ -79,17 +89,13 @@ describe('APIs', () => {
 
   it('logs in with the supervisor password, refuses bad tokens, pages lists and validates arguments', () => {
     const { db, world } = session();
-    const passwords = world.call('supervisor', 'show_account_passwords', {}) as Array<{
-      account_name: string;
-      password: string;
-    }>;
-    const profile = world.call('supervisor', 'show_profile', {}) as { email: string };
-    const password = passwords.find((item) => item.account_name === 'music')?.password;
-    expect(failure(() => world.call('music', 'login', { username: profile.email, password: 'guess' }))).toEqual({
+    const { email, passwordOf } = supervisorAccounts(world);
+    const password = passwordOf('music');
+    expect(failure(() => world.call('music', 'login', { username: email, password: 'guess' }))).toEqual({
       status: 401,
       message: 'Invalid credentials.',
     });
-    const { access_token } = world.call('music', 'login', { username: profile.email, password }) as {
+    const { access_token } = world.call('music', 'login', { username: email, password }) as {
       access_token: string;
     };
     expect(failure(() => world.call('music', 'show_liked_songs', { access_token: 'forged' })).status).toBe(401);
@@ -134,15 +140,10 @@ describe('APIs', () => {
 
   it('adds a link once and removes it once: carts, wishlists, liked songs, libraries and playlists', () => {
     const { db, world } = session();
-    const passwords = world.call('supervisor', 'show_account_passwords', {}) as Array<{
-      account_name: string;
-      password: string;
-    }>;
-    const { email } = world.call('supervisor', 'show_profile', {}) as { email: string };
-    const tokenOf = (app: string) => {
-      const password = passwords.find((item) => item.account_name === app)?.password;
-      return (world.call(app, 'login', { username: email, password }) as { access_token: string }).access_token;
-    };
+    const { email, passwordOf } = supervisorAccounts(world);
+    const tokenOf = (app: string) =>
+      (world.call(app, 'login', { username: email, password: passwordOf(app) }) as { access_token: string })
+        .access_token;
     const first = (sql: string) => (db.prepare(sql).get() as { id: number }).id;
     const productId = first('SELECT MIN(id) AS id FROM shop_products');
     const songId = first('SELECT MIN(id) AS id FROM music_songs');
