@@ -30,6 +30,12 @@ export const fraction =
     return parsed;
   };
 
+/** Parses a comma-separated list of integers of at least `minimum`, e.g. `0,6,12`. */
+export const integerList =
+  (name: string, minimum: number) =>
+  (value: string): number[] =>
+    value.split(',').map((item) => integer(name, minimum)(item.trim()));
+
 /** Where and how an environment runs its episodes: the same flags on every command that opens them. */
 export const scoringOption = () =>
   new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']);

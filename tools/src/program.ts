@@ -3,7 +3,6 @@ import { runCleanup } from './commands/cleanup.js';
 import { runEval } from './commands/eval.js';
 import { runEvolve } from './commands/evolve.js';
 import { runExport } from './commands/export.js';
-import { runProfile } from './commands/profile.js';
 import { runReplay } from './commands/replay.js';
 import { runReport } from './commands/report.js';
 import { runReproduce } from './commands/reproduce.js';
@@ -23,6 +22,7 @@ import {
 } from './options.js';
 import { policyNames } from './policies.js';
 import { defaultReproduceEnvs } from './reproduce/settings.js';
+import { addRouterCommands } from './router-commands.js';
 
 /** The `harness-s` command line, built fresh so tests can parse arguments in process. */
 export function createProgram(): Command {
@@ -174,34 +174,7 @@ export function createProgram(): Command {
       await runTrain(flags);
     });
 
-  program
-    .command('profile')
-    .description(
-      'Behaviour profiles of H0 and every pool variant on the validation split (paired runs, policy frozen).',
-    )
-    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
-    .requiredOption('--pool <dir>', 'the sibling pool')
-    .requiredOption('--out <dir>', 'where profiles.json and summary.md go')
-    .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
-    .option('--k <n>', 'attempts per validation task and harness', integer('--k', 1), 3)
-    .option('--seed <n>', 'seed (paired across harnesses)', integer('--seed', 0), 0)
-    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
-    .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
-    .option('--model <name>', 'model name (--policy openai)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
-    .option(
-      '--summarizer <model@url>',
-      'the model (OpenAI-compatible) that writes the summaries, e.g. qwen3-8b@http://127.0.0.1:8000/v1 (default: templates)',
-    )
-    .addOption(simConfigOption())
-    .addOption(simLocalityOption())
-    .addOption(scoringOption())
-    .addOption(dbOption())
-    .addOption(sandboxOption())
-    .option('--quiet', 'no progress output')
-    .action(async (flags) => {
-      await runProfile(flags);
-    });
+  addRouterCommands(program);
 
   program
     .command('reproduce')

@@ -4,5 +4,6 @@ export * from './lexical.js';
 export * from './profile-store.js';
 export * from './profiles.js';
 export * from './rankers.js';
+export * from './rescue-study.js';
 export * from './summaries.js';
 export * from './voting.js';

@@ -1,30 +1,13 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHarness, dbbenchH0, deriveVariant, environmentExtras, proposeChanges } from '@harness-s/harness-dsh';
+import { createHarness, dbbenchH0 } from '@harness-s/harness-dsh';
 import { readProfiles } from '@harness-s/router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
-import { createEnvironment } from '../environments.js';
+import { writePool } from '../__fixtures__/dbbench-pool.js';
 import { parseModelEndpoint, routerRankers } from '../llm.js';
 import { runProfile } from './profile.js';
-
-/** A pool folder: the operator library's first change for two repair directions of DBBench's H0. */
-async function writePool(dir: string): Promise<void> {
-  const h0 = dbbenchH0();
-  const environment = createEnvironment('dbbench');
-  const context = { skills: environment.skills, extras: environmentExtras('dbbench') };
-  await environment.close();
-  for (const [direction, skill] of [
-    ['schema-grounding', 'inspect-table'],
-    ['answer-formatting', 'answer-format'],
-  ] as const) {
-    const [change] = proposeChanges(h0, { name: direction, skills: [skill], causes: [], tasks: [] }, context);
-    if (!change) throw new Error(`no change for ${direction}`);
-    const spec = deriveVariant(h0, h0, change);
-    await writeFile(join(dir, `${spec.id}.json`), JSON.stringify(spec, null, 2));
-  }
-}
 
 describe('harness-s profile with a summary writer, and LLM rankers, over an OpenAI-compatible endpoint', () => {
   let server: ChatServer;

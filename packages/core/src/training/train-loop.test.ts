@@ -8,7 +8,7 @@ import { readTrajectories } from '../run-store.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../testing/index.js';
 import type { RescueRouter } from './router.js';
 import { train } from './train-loop.js';
-import { readStepMetrics } from './train-store.js';
+import { policySnapshotSteps, readPolicySnapshot, readStepMetrics } from './train-store.js';
 import type { ScoredGroup, Trainer } from './trainer.js';
 
 /** A harness like the plain one with another id (a "variant"). */
@@ -146,6 +146,15 @@ describe('the training loop', () => {
     ]);
     const checkpoint = JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8'));
     expect(checkpoint.router).toEqual({ observed: reports.length });
+  });
+
+  it('keeps the policy of every step, before training included', async () => {
+    const { dir } = await run('grpo');
+    expect(await policySnapshotSteps(dir)).toEqual([0, 1, 2]);
+    // The recording trainer's state counts its updates: the snapshot of step N holds N.
+    expect((await readPolicySnapshot(dir, 0)).trainer).toEqual({ updates: 0 });
+    expect((await readPolicySnapshot(dir, 2)).trainer).toEqual({ updates: 2 });
+    await expect(readPolicySnapshot(dir, 3)).rejects.toThrow(/no policy snapshot of step 3 \(it has steps 0, 1, 2\)/);
   });
 
   it('h0-resample rescues with fresh attempts under H0 only', async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
@@ -15,6 +15,9 @@ export const trainFiles = {
   checkpoint: join('checkpoints', 'latest.json'),
   summary: 'summary.json',
 } as const;
+
+/** Where a run keeps the trainer's state after step N (N = 0: before training). */
+export const policySnapshotFile = (step: number): string => join('checkpoints', `policy-step-${step}.json`);
 
 /** Running totals over the whole run, carried in checkpoints. */
 export const TrainTotals = z.object({
@@ -68,6 +71,19 @@ export const Checkpoint = z.object({
   savedAt: z.string(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
+
+/**
+ * The trainer's state after one step, kept for every step (the latest checkpoint is replaced):
+ * what the policy was at each stage of training, for studies that replay a stage (for example
+ * `harness-s rescue-study`). Small for the simulated policy; for a model, whatever its trainer keeps.
+ */
+export const PolicySnapshot = z.object({
+  schemaVersion: z.literal(1),
+  step: z.number().int().nonnegative(),
+  trainer: z.unknown(),
+  savedAt: z.string(),
+});
+export type PolicySnapshot = z.infer<typeof PolicySnapshot>;
 
 /**
  * Keeps only the lines of a JSONL file whose step is at most `step` (atomic rewrite; a line cut
@@ -141,16 +157,52 @@ export class TrainStore {
   async commitStep(trajectories: readonly Trajectory[], metrics: StepMetrics, checkpoint: Checkpoint): Promise<void> {
     await this.append(trainFiles.trajectories, trajectories);
     await this.append(trainFiles.metrics, [metrics]);
-    await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
+    await this.writeCheckpoint(checkpoint);
   }
 
+  /** The policy snapshot of the checkpoint's step, then the checkpoint itself. */
   async writeCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    const { step, trainer, savedAt } = checkpoint;
+    const snapshot: PolicySnapshot = { schemaVersion: 1, step, trainer, savedAt };
+    await writeJsonAtomic(join(this.dir, policySnapshotFile(step)), snapshot);
     await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
   }
 
   async writeSummary(summary: unknown): Promise<void> {
     await writeJsonAtomic(join(this.dir, trainFiles.summary), summary);
   }
+}
+
+/**
+ * The steps a run folder holds policy snapshots for, in order (up to its last checkpoint: a step
+ * written after it, by a run killed before the checkpoint, is not counted).
+ */
+export async function policySnapshotSteps(dir: string): Promise<number[]> {
+  const checkpointPath = join(dir, trainFiles.checkpoint);
+  if (!existsSync(checkpointPath)) return [];
+  const last = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step;
+  const names = await readdir(join(dir, 'checkpoints'));
+  return names
+    .flatMap((name) => {
+      const match = /^policy-step-(\d+)\.json$/.exec(name);
+      return match ? [Number(match[1])] : [];
+    })
+    .filter((step) => step <= last)
+    .sort((a, b) => a - b);
+}
+
+/** Reads the policy snapshot of a step; a clear error when the run has none for it. */
+export async function readPolicySnapshot(dir: string, step: number): Promise<PolicySnapshot> {
+  const path = join(dir, policySnapshotFile(step));
+  if (!existsSync(path)) {
+    const steps = await policySnapshotSteps(dir);
+    throw new ConfigError(
+      `${dir} has no policy snapshot of step ${step}` +
+        (steps.length ? ` (it has steps ${steps.join(', ')})` : ' (a run written before snapshots were kept has none)'),
+      { code: 'no-snapshot' },
+    );
+  }
+  return parseWith(PolicySnapshot, await readJson(path), path);
 }
 
 /** Reads and validates a run's per-step metrics. */

@@ -1,0 +1,87 @@
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { defaultStudySteps, formatRescueStudy, runRescueStudy } from './rescue-study.js';
+import { runTrain } from './train.js';
+
+describe('harness-s rescue-study', () => {
+  let dir = '';
+  let pool = '';
+  let run = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'harness-s-rescue-study-'));
+    pool = join(dir, 'pool');
+    await mkdir(pool);
+    await writePool(pool);
+    run = join(dir, 'run');
+    await runTrain({
+      env: 'dbbench',
+      method: 'harness-s',
+      steps: 2,
+      k: 4,
+      seed: 1,
+      batchSize: 4,
+      pool,
+      rescue: '2x1',
+      evalK: 1,
+      concurrency: 4,
+      out: run,
+      quiet: true,
+    });
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const flags = () => ({ run, pool, reps: 1, carryOver: 0.5, profileK: 1, seed: 0, concurrency: 4, quiet: true });
+
+  it("replays the run's policy at each step on the same failed groups for every arm", async () => {
+    const out = join(dir, 'study.json');
+    const result = await runRescueStudy({ ...flags(), steps: [0, 2], out });
+    expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(result);
+    expect(result).toMatchObject({ env: 'dbbench', k: 4, variants: 2, reps: 1 });
+    expect(result.stages.map((stage) => stage.step)).toEqual([0, 2]);
+    expect(result.stages.map((stage) => stage.policyVersion)).toEqual(['sim@0', 'sim@2']);
+    for (const stage of result.stages) {
+      // DBBench ships 35 training tasks; one H0 group each.
+      expect(stage.groups).toBe(35);
+      expect(stage.allFailed).toBeGreaterThan(0);
+      const { arms } = stage;
+      for (const arm of Object.values(arms)) {
+        expect(arm.rescued).toBeGreaterThanOrEqual(0);
+        expect(arm.rescued).toBeLessThanOrEqual(stage.allFailed);
+      }
+      // With two variants in the pool and m = 2, both routers take the whole pool: the ceiling.
+      expect(arms.adaptive.rescued).toBe(arms.ceiling.rescued);
+      expect(arms.fixed.rescued).toBe(arms.ceiling.rescued);
+      expect(arms.random.rescued).toBeCloseTo(arms.ceiling.rescued, 12);
+      expect(stage.adaptiveVsFixed).toMatchObject({ onlyFirst: 0, onlySecond: 0 });
+    }
+    const table = formatRescueStudy(result);
+    expect(table).toMatch(/adaptive 2x1 +fixed 2x1 +adaptive 1x2 +random 2x1 +H0 x2 +any variant/);
+    expect(table.split('\n').filter((line) => /^[02] /.test(line))).toHaveLength(2);
+  });
+
+  it('refuses steps the run has no snapshot of, a pool without its variants, and a folder with no run', async () => {
+    await expect(runRescueStudy({ ...flags(), steps: [3] })).rejects.toThrow(
+      /has no snapshot of step 3 \(it has 0, 1, 2\)/,
+    );
+    const other = join(dir, 'other-pool');
+    await mkdir(other);
+    const [kept] = (await readdir(pool)).filter((name) => name.endsWith('.json'));
+    await copyFile(join(pool, kept as string), join(other, kept as string));
+    await expect(runRescueStudy({ ...flags(), pool: other })).rejects.toThrow(
+      /the run's pool had 1 variant\(s\) this one lacks \(v-/,
+    );
+    await expect(runRescueStudy({ ...flags(), run: pool })).rejects.toThrow(/no training run here \(no config.json\)/);
+  });
+
+  it('studies the first, middle and last step by default', () => {
+    expect(defaultStudySteps([0, 1, 2, 3, 4, 5, 6])).toEqual([0, 3, 6]);
+    expect(defaultStudySteps([0, 1])).toEqual([0, 1]);
+    expect(defaultStudySteps([0])).toEqual([0]);
+    expect(defaultStudySteps([])).toEqual([]);
+  });
+});
