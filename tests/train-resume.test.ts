@@ -50,5 +50,10 @@ describe('a training run killed with SIGKILL', () => {
     expect(actual.metrics.map((line) => line['step'])).toEqual([1, 2, 3, 4, 5]);
     expect(new Set(actual.trajectories.map(([id]) => id)).size).toBe(actual.trajectories.length);
     expect(actual).toEqual(expected);
+    // The policy of every step is kept, and the resumed run's are the uninterrupted run's.
+    const snapshot = (dir: string, step: number) =>
+      JSON.parse(readFileSync(join(dir, 'checkpoints', `policy-step-${step}.json`), 'utf8')).trainer;
+    for (const step of [0, 1, 2, 3, 4, 5]) expect(snapshot(killed, step)).toEqual(snapshot(whole, step));
+    expect(snapshot(killed, 5)).not.toEqual(snapshot(killed, 0));
   }, 240_000);
 });

@@ -97,6 +97,15 @@ describe('a rescue study of one stage', () => {
     expect(stage.adaptiveVsFixed).toEqual({ onlyFirst: 4, onlySecond: 0, differentSets: 4 });
     expect(stage.fullVsHalf).toEqual({ onlyFirst: 2, onlySecond: 0 });
     expect([...phases].sort()).toEqual(['anchor', 'groups', 'rescue']);
+    expect(stage.cases.map(({ taskId, rep, solvers }) => `${taskId}/${rep}: ${solvers.join()}`).sort()).toEqual([
+      'count-2-train/0: alt-2',
+      'count-2-train/1: alt-2',
+      'count-3-train/0: alt-3',
+      'count-3-train/1: alt-3',
+    ]);
+    const count3 = stage.cases.find((item) => item.taskId === 'count-3-train');
+    expect(count3?.fixed.every((id) => id.startsWith('good-'))).toBe(true);
+    expect(count3?.rescuedBy).toEqual(['adaptive', 'ceiling']);
   });
 
   it('before training the adaptive router has nothing to re-anchor: both arms use the first profiles', async () => {

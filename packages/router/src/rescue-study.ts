@@ -83,6 +83,21 @@ export interface RescueStudyStage {
    */
   adaptiveVsFixed: { onlyFirst: number; onlySecond: number; differentSets: number };
   fullVsHalf: { onlyFirst: number; onlySecond: number };
+  /**
+   * Every all-failed group: the two routers' rescue sets, the variants that solved it, the arms
+   * that rescued it (`random`, an expectation, is never among them).
+   */
+  cases: RescueCase[];
+}
+
+export interface RescueCase {
+  taskId: string;
+  rep: number;
+  adaptive: string[];
+  fixed: string[];
+  /** Variants whose one attempt solved the task. */
+  solvers: string[];
+  rescuedBy: RescueArm[];
 }
 
 /** 1 - C(n - s, m) / C(n, m): the chance that m of n variants drawn at random include one of s solvers. */
@@ -212,6 +227,7 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
   };
   const adaptiveVsFixed = { onlyFirst: 0, onlySecond: 0, differentSets: 0 };
   const fullVsHalf = { onlyFirst: 0, onlySecond: 0 };
+  const studied: RescueCase[] = [];
   for (const [index, selection] of selections.entries()) {
     const firstAttempt = (id: string) => succeeded(index, 'rescue', id, 0);
     const byAdaptive = selection.adaptive.some(firstAttempt);
@@ -219,17 +235,29 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
     const byHalf = selection.adaptive
       .slice(0, half)
       .some((id) => firstAttempt(id) || succeeded(index, 'rescue', id, 1));
-    const solvers = pool.filter((harness) => firstAttempt(harness.spec.id)).length;
-    counts.adaptive += Number(byAdaptive);
-    counts.fixed += Number(byFixed);
-    counts['adaptive-half'] += Number(byHalf);
-    counts.random += randomSubsetHit(pool.length, solvers, m);
-    counts['h0-resample'] += Number(
-      Array.from({ length: m }, (_, attemptIndex) => succeeded(index, 'resample', h0.spec.id, attemptIndex)).some(
-        Boolean,
-      ),
-    );
-    counts.ceiling += Number(solvers > 0);
+    const solvers = pool.map((harness) => harness.spec.id).filter(firstAttempt);
+    const byResample = Array.from({ length: m }, (_, attemptIndex) =>
+      succeeded(index, 'resample', h0.spec.id, attemptIndex),
+    ).some(Boolean);
+    const rescuedBy = {
+      adaptive: byAdaptive,
+      fixed: byFixed,
+      'adaptive-half': byHalf,
+      random: false,
+      'h0-resample': byResample,
+      ceiling: solvers.length > 0,
+    } satisfies Record<RescueArm, boolean>;
+    for (const arm of rescueArms) counts[arm] += Number(rescuedBy[arm]);
+    counts.random += randomSubsetHit(pool.length, solvers.length, m);
+    const group = failed[index] as (typeof failed)[number];
+    studied.push({
+      taskId: group.task.id,
+      rep: group.rep,
+      adaptive: selection.adaptive,
+      fixed: selection.fixed,
+      solvers,
+      rescuedBy: rescueArms.filter((arm) => rescuedBy[arm]),
+    });
     if (byAdaptive && !byFixed) adaptiveVsFixed.onlyFirst += 1;
     if (byFixed && !byAdaptive) adaptiveVsFixed.onlySecond += 1;
     if ([...selection.adaptive].sort().join() !== [...selection.fixed].sort().join())
@@ -249,5 +277,6 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
     arms,
     adaptiveVsFixed,
     fullVsHalf,
+    cases: studied,
   };
 }
