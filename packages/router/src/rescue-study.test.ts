@@ -84,7 +84,14 @@ describe('a rescue study of one stage', () => {
       onProgress: (phase) => phases.add(phase),
     });
     // count-2 and count-3 fail every H0 attempt, twice each.
-    expect(stage).toMatchObject({ step: 6, policyVersion: 'v2', groups: 6, allFailed: 4, infraErrors: 0 });
+    expect(stage).toMatchObject({
+      step: 6,
+      policyVersion: 'v2',
+      groups: 6,
+      allFailed: 4,
+      infraErrors: 0,
+      rescueInfraErrors: 0,
+    });
     expect(stage.arms.adaptive).toEqual({ rescued: 4, rate: 1 });
     expect(stage.arms.fixed).toEqual({ rescued: 0, rate: 0 });
     // The top variant twice: alt-2 and alt-3 tie in the vote, and the tie goes to alt-2 (by id),

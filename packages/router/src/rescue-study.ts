@@ -76,6 +76,8 @@ export interface RescueStudyStage {
   allFailed: number;
   /** Groups left out because an attempt ended in an infrastructure error. */
   infraErrors: number;
+  /** Rescue attempts that ended in an infrastructure error (counted as not solving). */
+  rescueInfraErrors: number;
   arms: Record<RescueArm, ArmResult>;
   /**
    * Paired comparisons on the same failed groups: groups only the first arm rescued, and only the
@@ -164,9 +166,7 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
 
   // H0 groups: every attempt of every (task, rep) in one queue, then grouped.
   const cases = options.tasks.flatMap((task) => Array.from({ length: reps }, (_, rep) => ({ task, rep })));
-  const baseJobs = cases.flatMap((item, caseIndex) =>
-    Array.from({ length: k }, (_, index) => ({ item, caseIndex, index })),
-  );
+  const baseJobs = cases.flatMap((item) => Array.from({ length: k }, (_, index) => ({ item, index })));
   let baseDone = 0;
   const base = await mapConcurrent(baseJobs, concurrency, async ({ item, index }) => {
     const trajectory = await attempt(item.task, h0, [item.rep, 'base', index], index);
@@ -209,8 +209,11 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
   ]);
   let rescueDone = 0;
   const successes = new Set<string>();
+  let rescueInfraErrors = 0;
   await mapConcurrent(jobs, concurrency, async ({ key, run }) => {
-    if (solved(await run())) successes.add(key);
+    const trajectory = await run();
+    if (solved(trajectory)) successes.add(key);
+    if (!isScored(trajectory)) rescueInfraErrors += 1;
     rescueDone += 1;
     options.onProgress?.('rescue', rescueDone, jobs.length);
   });
@@ -274,6 +277,7 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
     groups: groups.length,
     allFailed: failed.length,
     infraErrors,
+    rescueInfraErrors,
     arms,
     adaptiveVsFixed,
     fullVsHalf,

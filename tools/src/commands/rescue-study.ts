@@ -183,7 +183,11 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       });
       progress?.stop();
       stages.push(stage);
-      log(`step ${step}: ${stage.allFailed} of ${stage.groups} H0 groups failed every attempt`);
+      log(
+        `step ${step}: ${stage.allFailed} of ${stage.groups} H0 groups failed every attempt` +
+          (stage.infraErrors ? `; ${stage.infraErrors} groups left out for infrastructure errors` : '') +
+          (stage.rescueInfraErrors ? `; ${stage.rescueInfraErrors} rescue attempts hit infrastructure errors` : ''),
+      );
     }
     const result: RescueStudyResult = {
       schemaVersion: 1,
