@@ -1,6 +1,7 @@
 import type { Policy, Task } from '@harness-s/core';
-import { callTool, createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
+import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
+import { counterPolicy } from './__fixtures__/counter-policy.js';
 import { variant } from './__fixtures__/hand-profiles.js';
 import { buildProfiles } from './profiles.js';
 import { randomSubsetHit, studyRescue } from './rescue-study.js';
@@ -10,29 +11,11 @@ import { randomSubsetHit, studyRescue } from './rescue-study.js';
  * (`v2`) the policy has changed so that `good-N` no longer helps and `alt-N` does: what a
  * variant is good for has moved with the policy, as re-anchoring is meant to notice.
  */
-function policyAt(version: 'v1' | 'v2'): Policy {
-  return {
-    id: 'test',
+const policyAt = (version: 'v1' | 'v2'): Policy =>
+  counterPolicy(
     version,
-    needsPlan: false,
-    describe: () => ({}),
-    startEpisode(context) {
-      const target = Number(context.task.id.split('-')[1]);
-      const helper = version === 'v1' ? `good-${target}` : `alt-${target}`;
-      const solves = target === 1 || context.harness.spec.id === helper;
-      let turn = 0;
-      return {
-        async respond() {
-          turn += 1;
-          return {
-            message: turn === 1 ? callTool('add', { n: solves ? target : 0 }) : callTool('submit'),
-            usage: { promptTokens: 1, completionTokens: 1 },
-          };
-        },
-      };
-    },
-  };
-}
+    (target, harnessId) => target === 1 || harnessId === `${version === 'v1' ? 'good' : 'alt'}-${target}`,
+  );
 
 /** Training tasks: the validation tasks under ids of their own, as the two splits never share a task. */
 const training = (tasks: readonly Task[]) => tasks.map((task) => ({ ...task, id: `${task.id}-train` }));
@@ -49,36 +32,54 @@ describe('randomSubsetHit', () => {
   });
 });
 
+/**
+ * Profiles anchored on `v1` over the counter's tasks, then a study of `policy` at `step` with the
+ * training tasks under ids of their own; `options` override the study's settings.
+ */
+async function study(
+  poolIds: readonly string[],
+  policy: Policy,
+  step: number,
+  options: Partial<Parameters<typeof studyRescue>[0]> = {},
+) {
+  const { environment } = createCounterEnvironment();
+  const { tasks } = await environment.loadTasks({});
+  const h0 = createPlainHarness();
+  const pool = poolIds.map(variant);
+  const initialProfiles = await buildProfiles({
+    environment,
+    tasks,
+    h0,
+    pool,
+    policy: policyAt('v1'),
+    k: 2,
+    seed: 1,
+    concurrency: 2,
+  });
+  return studyRescue({
+    environment,
+    tasks: training(tasks),
+    validation: tasks,
+    h0,
+    pool,
+    policy,
+    step,
+    initialProfiles,
+    k: 2,
+    variants: 2,
+    reps: 1,
+    seed: 3,
+    concurrency: 2,
+    ...options,
+  });
+}
+
 describe('a rescue study of one stage', () => {
   it('scores every arm on the same failed groups, and sees stale profiles miss what moved', async () => {
-    const { environment } = createCounterEnvironment();
-    const { tasks } = await environment.loadTasks({});
-    const h0 = createPlainHarness();
-    const pool = ['good-2', 'good-3', 'alt-2', 'alt-3', 'bad'].map(variant);
-    const initialProfiles = await buildProfiles({
-      environment,
-      tasks,
-      h0,
-      pool,
-      policy: policyAt('v1'),
-      k: 2,
-      seed: 1,
-      concurrency: 2,
-    });
     const phases = new Set<string>();
-    const stage = await studyRescue({
-      environment,
-      tasks: training(tasks),
-      validation: tasks,
-      h0,
-      pool,
-      policy: policyAt('v2'),
-      step: 6,
-      initialProfiles,
+    const stage = await study(['good-2', 'good-3', 'alt-2', 'alt-3', 'bad'], policyAt('v2'), 6, {
       k: 4,
-      variants: 2,
       reps: 2,
-      seed: 3,
       carryOver: 0,
       concurrency: 3,
       onProgress: (phase) => phases.add(phase),
@@ -116,36 +117,7 @@ describe('a rescue study of one stage', () => {
   });
 
   it('before training the adaptive router has nothing to re-anchor: both arms use the first profiles', async () => {
-    const { environment } = createCounterEnvironment();
-    const { tasks } = await environment.loadTasks({});
-    const h0 = createPlainHarness();
-    const pool = ['good-2', 'good-3', 'bad'].map(variant);
-    const policy = policyAt('v1');
-    const initialProfiles = await buildProfiles({
-      environment,
-      tasks,
-      h0,
-      pool,
-      policy,
-      k: 2,
-      seed: 1,
-      concurrency: 2,
-    });
-    const stage = await studyRescue({
-      environment,
-      tasks: training(tasks),
-      validation: tasks,
-      h0,
-      pool,
-      policy,
-      step: 0,
-      initialProfiles,
-      k: 2,
-      variants: 2,
-      reps: 1,
-      seed: 3,
-      concurrency: 2,
-    });
+    const stage = await study(['good-2', 'good-3', 'bad'], policyAt('v1'), 0);
     expect(stage.allFailed).toBe(2);
     expect(stage.arms.adaptive).toEqual(stage.arms.fixed);
     expect(stage.adaptiveVsFixed.differentSets).toBe(0);

@@ -1,7 +1,8 @@
-import type { Policy, Task } from '@harness-s/core';
+import type { Task } from '@harness-s/core';
 import { Random } from '@harness-s/core';
-import { callTool, createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
+import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
+import { counterPolicy } from './__fixtures__/counter-policy.js';
 import { handProfiles, selectTask, variant } from './__fixtures__/hand-profiles.js';
 import { AdaptiveRouter } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
@@ -10,26 +11,10 @@ import { credibleGain, LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRan
 import { maxSummaryChars, summarizeProfiles, summaryPrompt } from './summaries.js';
 
 /** Solves count-N only under harness `good-N`; count-1 under every harness but `bad`. */
-const policy: Policy = {
-  id: 'test',
-  version: 'v1',
-  needsPlan: false,
-  describe: () => ({}),
-  startEpisode(context) {
-    const target = Number(context.task.id.split('-')[1]);
-    const solves = context.harness.spec.id === `good-${target}` || (target === 1 && context.harness.spec.id !== 'bad');
-    let turn = 0;
-    return {
-      async respond() {
-        turn += 1;
-        return {
-          message: turn === 1 ? callTool('add', { n: solves ? target : 0 }) : callTool('submit'),
-          usage: { promptTokens: 1, completionTokens: 1 },
-        };
-      },
-    };
-  },
-};
+const policy = counterPolicy(
+  'v1',
+  (target, harnessId) => harnessId === `good-${target}` || (target === 1 && harnessId !== 'bad'),
+);
 
 async function profiled(): Promise<{ profiles: ProfileSet; tasks: Task[] }> {
   const { environment } = createCounterEnvironment();
