@@ -67,7 +67,7 @@ export function addRouterCommands(program: Command): void {
       0.5,
     )
     .option('--profile-k <n>', 'attempts per validation task when anchoring', integer('--profile-k', 1), 2)
-    .option('--seed <n>', 'seed of the study', integer('--seed', 0), 0)
+    .option('--seed <n>', "seed of the study's draws (default: the run's seed)", integer('--seed', 0))
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--split <name>', 'the --split the run was trained with, if any')
     .option('--out <file>', 'where the JSON goes (default RUN_DIR/rescue-study.json)')

@@ -35,13 +35,14 @@ describe('harness-s rescue-study', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const flags = () => ({ run, pool, reps: 1, carryOver: 0.5, profileK: 1, seed: 0, concurrency: 4, quiet: true });
+  const flags = () => ({ run, pool, reps: 1, carryOver: 0.5, profileK: 1, concurrency: 4, quiet: true });
 
   it("replays the run's policy at each step on the same failed groups for every arm", async () => {
     const out = join(dir, 'study.json');
     const result = await runRescueStudy({ ...flags(), steps: [0, 2], out });
     expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(result);
-    expect(result).toMatchObject({ env: 'dbbench', k: 4, variants: 2, reps: 1 });
+    // The run's seed is the study's unless --seed says otherwise.
+    expect(result).toMatchObject({ env: 'dbbench', k: 4, variants: 2, reps: 1, seed: 1 });
     expect(result.stages.map((stage) => stage.step)).toEqual([0, 2]);
     expect(result.stages.map((stage) => stage.policyVersion)).toEqual(['sim@0', 'sim@2']);
     for (const stage of result.stages) {

@@ -33,7 +33,8 @@ export interface RescueStudyFlags extends EnvironmentOptions {
   variants?: number;
   carryOver: number;
   profileK: number;
-  seed: number;
+  /** Seed of the study's draws (default: the run's seed, so studies of different runs draw apart). */
+  seed?: number;
   concurrency: number;
   split?: string;
   out?: string;
@@ -103,6 +104,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       },
     );
   const k = run.config.k;
+  const seed = flags.seed ?? run.config.seed;
   const variants = flags.variants ?? run.config.rescue?.variants ?? k;
 
   const environment = createEnvironment(run.env, environmentOptions(flags));
@@ -142,7 +144,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
         pool,
         policy: await policyAt(0),
         k: flags.profileK,
-        seed: deriveSeed(flags.seed, 'anchor', 0),
+        seed: deriveSeed(seed, 'anchor', 0),
         concurrency: flags.concurrency,
       });
     }
@@ -166,7 +168,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
         k,
         variants,
         reps: flags.reps,
-        seed: flags.seed,
+        seed,
         carryOver: flags.carryOver,
         profileK: flags.profileK,
         concurrency: flags.concurrency,
@@ -196,7 +198,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       k,
       variants,
       reps: flags.reps,
-      seed: flags.seed,
+      seed,
       carryOver: flags.carryOver,
       stages,
     };
