@@ -168,19 +168,20 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
   const cases = options.tasks.flatMap((task) => Array.from({ length: reps }, (_, rep) => ({ task, rep })));
   const baseJobs = cases.flatMap((item) => Array.from({ length: k }, (_, index) => ({ item, index })));
   let baseDone = 0;
+  // Only what each attempt came to is kept: thousands of whole trajectories would hold their transcripts.
   const base = await mapConcurrent(baseJobs, concurrency, async ({ item, index }) => {
     const trajectory = await attempt(item.task, h0, [item.rep, 'base', index], index);
     baseDone += 1;
     options.onProgress?.('groups', baseDone, baseJobs.length);
-    return trajectory;
+    return { scored: isScored(trajectory), success: solved(trajectory) };
   });
   const groups = cases.map((item, caseIndex) => ({
     ...item,
-    trajectories: base.slice(caseIndex * k, (caseIndex + 1) * k),
+    outcomes: base.slice(caseIndex * k, (caseIndex + 1) * k),
   }));
-  const infraErrors = groups.filter((group) => group.trajectories.some((trajectory) => !isScored(trajectory))).length;
+  const infraErrors = groups.filter((group) => group.outcomes.some((outcome) => !outcome.scored)).length;
   const failed = groups.filter(
-    (group) => group.trajectories.every(isScored) && !group.trajectories.some((trajectory) => solved(trajectory)),
+    (group) => group.outcomes.every((outcome) => outcome.scored) && !group.outcomes.some((outcome) => outcome.success),
   );
 
   // Rescue sets, then every attempt any arm needs, run once.
