@@ -38,6 +38,15 @@ export const HarnessProfile = z.object({
   hurts: z.array(z.string()),
   /** `feature=value` -> rates, for category, difficulty and tags. */
   byFeature: z.record(z.string(), FeatureRate),
+  /**
+   * What rescue ranking reads, per validation task: the harness's counts weighted by H0's failure
+   * rate on the task at the anchor that recorded them, summed over anchors (earlier ones at the
+   * carry-over discount). Each anchor's counts stay paired with its own H0: once the policy has
+   * learned a task, a fresh anchor where every harness solves it adds nothing here, and what the
+   * earlier anchors saw while H0 failed it still counts. Profiles written before it existed have
+   * none; rankers then weight `outcomes` by H0's (carried-over) failure rates.
+   */
+  rescueEvidence: z.record(z.string(), TaskOutcome).optional(),
   /** A short readable summary (written by an LLM when one is configured, else from a template). */
   summary: z.string(),
   /** Who wrote the summary: `template`, or `llm:<model>`. */
@@ -123,6 +132,7 @@ function deriveProfile(
   outcomes: Record<string, TaskOutcome>,
   h0Outcomes: Record<string, TaskOutcome>,
   tasks: ReadonlyArray<{ id: string; features: readonly string[] }>,
+  rescueEvidence: Record<string, TaskOutcome> = failureWeighted(outcomes, h0Outcomes, tasks),
 ): HarnessProfile {
   const byFeature: Record<string, { tasks: number; h0Sum: number; sum: number }> = {};
   for (const task of tasks) {
@@ -138,6 +148,7 @@ function deriveProfile(
   const partial = {
     ...identity,
     outcomes,
+    rescueEvidence,
     successRate: tasks.length ? tasks.reduce((sum, task) => sum + outcomeRate(outcomes[task.id]), 0) / tasks.length : 0,
     helps: tasks.filter((task) => solved(outcomes[task.id]) && !solved(h0Outcomes[task.id])).map((task) => task.id),
     hurts: tasks.filter((task) => !solved(outcomes[task.id]) && solved(h0Outcomes[task.id])).map((task) => task.id),
@@ -180,15 +191,51 @@ export function carryOverProfiles(previous: ProfileSet, fresh: ProfileSet, disco
     );
   const earlierById = new Map([previous.h0, ...previous.variants].map((profile) => [profile.harnessId, profile]));
   const h0Outcomes = merge(earlierById.get(fresh.h0.harnessId), fresh.h0);
-  const rebuild = (
-    { harnessId, parent, direction, description }: HarnessProfile,
-    outcomes: Record<string, TaskOutcome>,
-  ) => deriveProfile({ harnessId, parent, direction, description }, outcomes, h0Outcomes, fresh.tasks);
+  // Rescue evidence: each anchor's counts weighted by its own H0's failures, earlier ones discounted.
+  const evidenceOf = (profile: HarnessProfile, h0: HarnessProfile, tasks: ProfileSet['tasks']) =>
+    profile.rescueEvidence ?? failureWeighted(profile.outcomes, h0.outcomes, tasks);
+  const rebuild = (profile: HarnessProfile, outcomes: Record<string, TaskOutcome>) => {
+    const { harnessId, parent, direction, description } = profile;
+    const earlier = earlierById.get(harnessId);
+    const now = evidenceOf(profile, fresh.h0, fresh.tasks);
+    const before = earlier ? evidenceOf(earlier, previous.h0, previous.tasks) : {};
+    const rescueEvidence = Object.fromEntries(
+      fresh.tasks.map((task) => [
+        task.id,
+        {
+          attempts: (now[task.id]?.attempts ?? 0) + discount * (before[task.id]?.attempts ?? 0),
+          successes: (now[task.id]?.successes ?? 0) + discount * (before[task.id]?.successes ?? 0),
+        },
+      ]),
+    );
+    return deriveProfile(
+      { harnessId, parent, direction, description },
+      outcomes,
+      h0Outcomes,
+      fresh.tasks,
+      rescueEvidence,
+    );
+  };
   return {
     ...fresh,
     h0: rebuild(fresh.h0, h0Outcomes),
     variants: fresh.variants.map((profile) => rebuild(profile, merge(earlierById.get(profile.harnessId), profile))),
   };
+}
+
+/** A harness's counts on each task times H0's failure rate there (on the same anchor). */
+function failureWeighted(
+  outcomes: Record<string, TaskOutcome>,
+  h0Outcomes: Record<string, TaskOutcome>,
+  tasks: ReadonlyArray<{ id: string }>,
+): Record<string, TaskOutcome> {
+  return Object.fromEntries(
+    tasks.map((task) => {
+      const outcome = outcomes[task.id] ?? { attempts: 0, successes: 0 };
+      const failure = 1 - outcomeRate(h0Outcomes[task.id]);
+      return [task.id, { attempts: failure * outcome.attempts, successes: failure * outcome.successes }];
+    }),
+  );
 }
 
 export interface BuildProfilesOptions<T extends Task> {

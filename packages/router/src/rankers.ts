@@ -42,16 +42,22 @@ export const priorAttempts = 2;
  * `base` weight, then decides; the more failure-weighted evidence there is, the more it counts.
  */
 export function shrunkRate(
-  evidence: ReadonlyArray<{ outcome: TaskOutcome | undefined; base: number; weight: number }>,
+  evidence: ReadonlyArray<{
+    outcome: TaskOutcome | undefined;
+    base: number;
+    weight: number;
+    /** Counts already weighted (a profile's `rescueEvidence`): used instead of `outcome` at `weight`. */
+    weighted?: TaskOutcome | undefined;
+  }>,
 ) {
   let successes = 0;
   let attempts = 0;
   let baseSuccesses = 0;
   let baseAttempts = 0;
-  for (const { outcome, base, weight } of evidence) {
+  for (const { outcome, base, weight, weighted } of evidence) {
     if (!outcome) continue;
-    successes += weight * outcome.successes;
-    attempts += weight * outcome.attempts;
+    successes += weight * (weighted ?? outcome).successes;
+    attempts += weight * (weighted ?? outcome).attempts;
     baseSuccesses += base * outcome.successes;
     baseAttempts += base * outcome.attempts;
   }
@@ -66,11 +72,33 @@ export function shrunkRate(
  */
 export function taskWeights(profiles: ProfileSet, taskIds: readonly string[], purpose: RankPurpose = 'route') {
   const weights = new Map(taskIds.map((id) => [id, 1]));
-  if (purpose === 'route') return weights;
-  const failure = (id: string) => 1 - outcomeRate(profiles.h0.outcomes[id]);
-  if (taskIds.every((id) => failure(id) === 0)) return weights;
-  for (const id of taskIds) weights.set(id, failure(id));
+  if (!conditionsOnFailure(profiles, taskIds, purpose)) return weights;
+  for (const id of taskIds) weights.set(id, 1 - outcomeRate(profiles.h0.outcomes[id]));
   return weights;
+}
+
+/** Whether a ranking over these validation tasks is conditioned on H0's failures (see `taskWeights`). */
+function conditionsOnFailure(profiles: ProfileSet, taskIds: readonly string[], purpose: RankPurpose): boolean {
+  return purpose === 'rescue' && taskIds.some((id) => outcomeRate(profiles.h0.outcomes[id]) < 1);
+}
+
+/**
+ * One validation task's evidence about a harness for `shrunkRate`, at `scale` (its similarity;
+ * 1 for a feature group). Conditioned on H0's failures (rescue), a profile's paired
+ * `rescueEvidence` is read where it has the task; otherwise the outcomes at H0's failure weight.
+ */
+function evidenceItem(
+  profile: HarnessProfile,
+  taskId: string,
+  scale: number,
+  weights: ReadonlyMap<string, number>,
+  conditioned: boolean,
+) {
+  const outcome = profile.outcomes[taskId];
+  const paired = conditioned ? profile.rescueEvidence?.[taskId] : undefined;
+  return paired
+    ? { outcome, base: scale, weight: scale, weighted: paired }
+    : { outcome, base: scale, weight: scale * (weights.get(taskId) ?? 1) };
 }
 
 /**
@@ -148,14 +176,16 @@ export class ProfileStatsRanker implements Ranker {
 
   async rank({ task, profiles, candidates, purpose }: RankRequest): Promise<string[]> {
     const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
-    const groups = featureGroups(task, profiles).map((ids) => ({ ids, weights: taskWeights(profiles, ids, purpose) }));
+    const groups = featureGroups(task, profiles).map((ids) => ({
+      ids,
+      weights: taskWeights(profiles, ids, purpose),
+      conditioned: conditionsOnFailure(profiles, ids, purpose ?? 'route'),
+    }));
     const score = (id: string): number => {
       const profile = byId.get(id);
       if (!profile) return 0;
-      const rateOver = ({ ids, weights }: (typeof groups)[number]) =>
-        shrunkRate(
-          ids.map((taskId) => ({ outcome: profile.outcomes[taskId], base: 1, weight: weights.get(taskId) ?? 1 })),
-        );
+      const rateOver = ({ ids, weights, conditioned }: (typeof groups)[number]) =>
+        shrunkRate(ids.map((taskId) => evidenceItem(profile, taskId, 1, weights, conditioned)));
       return groups.reduce((sum, group) => sum + rateOver(group), 0) / groups.length;
     };
     return byScore(candidates, score);
@@ -179,11 +209,9 @@ export class SimilarTaskRanker implements Ranker {
   async rank({ task, profiles, candidates, purpose }: RankRequest): Promise<string[]> {
     if (this.index?.profiles !== profiles) this.index = { profiles, lexical: new LexicalIndex(profiles.tasks) };
     const nearest = this.index.lexical.nearest(task.instruction, this.neighbours, task.id);
-    const counts = taskWeights(
-      profiles,
-      nearest.map((neighbour) => neighbour.id),
-      purpose,
-    );
+    const nearestIds = nearest.map((neighbour) => neighbour.id);
+    const counts = taskWeights(profiles, nearestIds, purpose);
+    const conditioned = conditionsOnFailure(profiles, nearestIds, purpose ?? 'route');
     const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
     // Relative similarity: the nearest neighbour counts fully, the others by how close they come.
     const closest = Math.max(1e-6, ...nearest.map((neighbour) => neighbour.similarity));
@@ -191,10 +219,9 @@ export class SimilarTaskRanker implements Ranker {
       const profile = byId.get(id);
       if (!profile) return 0;
       return shrunkRate(
-        nearest.map((neighbour) => {
-          const base = (neighbour.similarity + 1e-6) / closest;
-          return { outcome: profile.outcomes[neighbour.id], base, weight: base * (counts.get(neighbour.id) ?? 1) };
-        }),
+        nearest.map((neighbour) =>
+          evidenceItem(profile, neighbour.id, (neighbour.similarity + 1e-6) / closest, counts, conditioned),
+        ),
       );
     };
     return byScore(candidates, score);

@@ -31,8 +31,37 @@ describe('carrying evidence over anchors', () => {
     const request = { task: selectTask('new'), candidates: ['broad', 'narrow'], purpose: 'rescue' as const };
     expect(await ranker.rank({ ...request, profiles: carried })).toEqual(['narrow', 'broad']);
     expect(await ranker.rank({ ...request, profiles: fresh })).toEqual(['broad', 'narrow']);
+    // Rescue evidence stays paired with each anchor's H0: failure-weighted counts (a: H0 failed half
+    // of the earlier attempts; b: none; c: all), the earlier anchor's at half. The fresh anchor's
+    // successes on a, which H0 now solves, add nothing; merged counts at the merged failure rate
+    // (1/6 on a) would credit narrow with 0.75 successes there instead of 0.25.
+    expect(narrow?.rescueEvidence).toEqual({
+      a: { attempts: 1, successes: 0.25 },
+      b: { attempts: 0, successes: 0 },
+      c: { attempts: 6, successes: 1.5 },
+    });
+    expect(carried.variants.find((profile) => profile.harnessId === 'broad')?.rescueEvidence).toEqual({
+      a: { attempts: 1, successes: 1 },
+      b: { attempts: 0, successes: 0 },
+      c: { attempts: 6, successes: 0 },
+    });
     expect(carryOverProfiles(earlier, fresh, 0)).toBe(fresh);
     expect(() => carryOverProfiles(earlier, fresh, 1.5)).toThrow(/discount must be in \[0, 1\]/);
+  });
+});
+
+describe('rescue evidence in the ranking', () => {
+  it('ranks for rescue by the paired evidence, and for routing by the outcomes', async () => {
+    const profiles = handProfiles({ h0: { a: 4, c: 0 }, broad: { a: 4, c: 0 }, narrow: { a: 4, c: 0 } });
+    const narrow = profiles.variants.find((profile) => profile.harnessId === 'narrow');
+    if (!narrow) throw new Error('no narrow');
+    // What an earlier anchor saw while H0 failed c: narrow solved it.
+    narrow.rescueEvidence = { a: { attempts: 0, successes: 0 }, c: { attempts: 2, successes: 2 } };
+    const ranker = new ProfileStatsRanker();
+    const request = { task: selectTask('new'), candidates: ['broad', 'narrow'], profiles };
+    expect(await ranker.rank({ ...request, purpose: 'rescue' })).toEqual(['narrow', 'broad']);
+    // The outcomes tie everywhere: routing falls back to the ids.
+    expect(await ranker.rank({ ...request, purpose: 'route' })).toEqual(['broad', 'narrow']);
   });
 });
 
