@@ -175,52 +175,40 @@ function deriveProfile(
 export function carryOverProfiles(previous: ProfileSet, fresh: ProfileSet, discount: number): ProfileSet {
   if (!(discount >= 0 && discount <= 1)) throw new RangeError(`discount must be in [0, 1], got ${discount}`);
   if (discount === 0 || previous.env !== fresh.env) return fresh;
-  const merge = (earlier: HarnessProfile | undefined, now: HarnessProfile): Record<string, TaskOutcome> =>
+  // Per fresh validation task: the fresh count plus the earlier one at the discount.
+  const combine = (
+    now: Record<string, TaskOutcome>,
+    before: Record<string, TaskOutcome> | undefined,
+  ): Record<string, TaskOutcome> =>
     Object.fromEntries(
-      fresh.tasks.map((task) => {
-        const old = earlier?.outcomes[task.id];
-        const current = now.outcomes[task.id] ?? { attempts: 0, successes: 0 };
-        return [
-          task.id,
-          {
-            attempts: current.attempts + discount * (old?.attempts ?? 0),
-            successes: current.successes + discount * (old?.successes ?? 0),
-          },
-        ];
-      }),
-    );
-  const earlierById = new Map([previous.h0, ...previous.variants].map((profile) => [profile.harnessId, profile]));
-  const h0Outcomes = merge(earlierById.get(fresh.h0.harnessId), fresh.h0);
-  // Rescue evidence: each anchor's counts weighted by its own H0's failures, earlier ones discounted.
-  const evidenceOf = (profile: HarnessProfile, h0: HarnessProfile, tasks: ProfileSet['tasks']) =>
-    profile.rescueEvidence ?? failureWeighted(profile.outcomes, h0.outcomes, tasks);
-  const rebuild = (profile: HarnessProfile, outcomes: Record<string, TaskOutcome>) => {
-    const { harnessId, parent, direction, description } = profile;
-    const earlier = earlierById.get(harnessId);
-    const now = evidenceOf(profile, fresh.h0, fresh.tasks);
-    const before = earlier ? evidenceOf(earlier, previous.h0, previous.tasks) : {};
-    const rescueEvidence = Object.fromEntries(
       fresh.tasks.map((task) => [
         task.id,
         {
-          attempts: (now[task.id]?.attempts ?? 0) + discount * (before[task.id]?.attempts ?? 0),
-          successes: (now[task.id]?.successes ?? 0) + discount * (before[task.id]?.successes ?? 0),
+          attempts: (now[task.id]?.attempts ?? 0) + discount * (before?.[task.id]?.attempts ?? 0),
+          successes: (now[task.id]?.successes ?? 0) + discount * (before?.[task.id]?.successes ?? 0),
         },
       ]),
     );
+  const earlierById = new Map([previous.h0, ...previous.variants].map((profile) => [profile.harnessId, profile]));
+  const h0Outcomes = combine(fresh.h0.outcomes, earlierById.get(fresh.h0.harnessId)?.outcomes);
+  // Rescue evidence: each anchor's counts weighted by its own H0's failures, earlier ones discounted.
+  const evidenceOf = (profile: HarnessProfile, h0: HarnessProfile, tasks: ProfileSet['tasks']) =>
+    profile.rescueEvidence ?? failureWeighted(profile.outcomes, h0.outcomes, tasks);
+  const rebuild = (profile: HarnessProfile) => {
+    const { harnessId, parent, direction, description } = profile;
+    const earlier = earlierById.get(harnessId);
     return deriveProfile(
       { harnessId, parent, direction, description },
-      outcomes,
+      combine(profile.outcomes, earlier?.outcomes),
       h0Outcomes,
       fresh.tasks,
-      rescueEvidence,
+      combine(
+        evidenceOf(profile, fresh.h0, fresh.tasks),
+        earlier ? evidenceOf(earlier, previous.h0, previous.tasks) : undefined,
+      ),
     );
   };
-  return {
-    ...fresh,
-    h0: rebuild(fresh.h0, h0Outcomes),
-    variants: fresh.variants.map((profile) => rebuild(profile, merge(earlierById.get(profile.harnessId), profile))),
-  };
+  return { ...fresh, h0: rebuild(fresh.h0), variants: fresh.variants.map(rebuild) };
 }
 
 /** A harness's counts on each task times H0's failure rate there (on the same anchor). */
