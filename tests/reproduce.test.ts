@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,27 @@ describe('harness-s reproduce', () => {
       'rescue-4x2',
     ]);
     expect(actual).toEqual(expected);
+
+    // Continued with --rescue-study: nothing is trained again; the harness-s run is studied at its
+    // first, middle and last step, and the study is printed and kept in its record and its folder.
+    const study = [...quick, '--jobs', '1', '--out', serial, '--no-report', '--rescue-study', '1'];
+    const studied = await runCli(study);
+    expect(studied.code).toBe(0);
+    expect(studied.stdout).toContain('Rescue study of the harness-s runs');
+    const withStudy = (await records(serial)) as Array<Record<string, unknown>>;
+    const ofStudy = withStudy.filter((record) => record['rescueStudy']);
+    expect(ofStudy.map((record) => [record['method'], record['variant']])).toEqual([['harness-s', 'main']]);
+    const summary = ofStudy[0]?.['rescueStudy'] as { reps: number; stages: Array<{ step: number }> };
+    expect(summary.reps).toBe(1);
+    expect(summary.stages.map((stage) => stage.step)).toEqual([0, 3, 6]);
+    expect(withStudy.map(({ rescueStudy: _, ...rest }) => rest)).toEqual(expected);
+    const studyFile = join(serial, String(ofStudy[0]?.['runDir']), 'rescue-study.json');
+    const written = statSync(studyFile).mtimeMs;
+    // Continued again with the same study: the file is read, not studied anew.
+    const reread = await runCli(study);
+    expect(reread.code).toBe(0);
+    expect(await records(serial)).toEqual(withStudy);
+    expect(statSync(studyFile).mtimeMs).toBe(written);
 
     // Killed with SIGKILL after its first saved record, then rerun on the same folder: the same records.
     const killed = join(base, 'killed');

@@ -5,7 +5,7 @@ import { runEvolve } from './commands/evolve.js';
 import { runExport } from './commands/export.js';
 import { runReplay } from './commands/replay.js';
 import { runReport } from './commands/report.js';
-import { runReproduce } from './commands/reproduce.js';
+import { defaultStudyReps, runReproduce } from './commands/reproduce.js';
 import { runServe } from './commands/serve.js';
 import { runTrain } from './commands/train.js';
 import { runWorker } from './commands/worker.js';
@@ -202,6 +202,11 @@ export function createProgram(): Command {
     .addOption(dbOption())
     .addOption(sandboxOption())
     .option('--out <dir>', 'run folder (rerun with the same --out to continue an interrupted run)')
+    .option(
+      '--rescue-study [reps]',
+      `after training, study each harness-s run's rescue at its first, middle and last step, with reps H0 groups per training task and step (default ${defaultStudyReps})`,
+      integer('--rescue-study', 1),
+    )
     .option('--no-report', 'skip the HTML report')
     .option('--quiet', 'no progress output')
     .action(async (flags) => {

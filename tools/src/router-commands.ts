@@ -1,3 +1,4 @@
+import { defaultCarryOver } from '@harness-s/router';
 import { type Command, Option } from 'commander';
 import { runProfile } from './commands/profile.js';
 import { runRescueStudy } from './commands/rescue-study.js';
@@ -64,7 +65,7 @@ export function addRouterCommands(program: Command): void {
       '--carry-over <x>',
       "share of the first anchor's evidence re-anchored profiles keep",
       fraction('--carry-over'),
-      0.5,
+      defaultCarryOver,
     )
     .option('--profile-k <n>', 'attempts per validation task when anchoring', integer('--profile-k', 1), 2)
     .option('--seed <n>', "seed of the study's draws (default: the run's seed)", integer('--seed', 0))

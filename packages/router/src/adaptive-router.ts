@@ -19,6 +19,9 @@ import {
 } from './rankers.js';
 import { topK, voteRankings } from './voting.js';
 
+/** How much of the earlier anchors' evidence a re-anchoring keeps unless told otherwise. */
+export const defaultCarryOver = 0.5;
+
 export interface AdaptiveRouterOptions {
   /** Profiles to start from; when absent they are anchored on the policy before the first step. */
   profiles?: ProfileSet;
@@ -104,7 +107,7 @@ export class AdaptiveRouter implements RescueRouter {
         code: 'bad-router-config',
       });
     }
-    this.carryOver = options.carryOver ?? 0.5;
+    this.carryOver = options.carryOver ?? defaultCarryOver;
     if (!(this.carryOver >= 0 && this.carryOver <= 1)) {
       throw new ConfigError(`carryOver must be in [0, 1], got ${this.carryOver}`, { code: 'bad-router-config' });
     }

@@ -31,6 +31,7 @@ import {
 import { formatReproduceTables } from '../reproduce/tables.js';
 import { loadTaskSplits } from '../task-splits.js';
 import { runEvolve } from './evolve.js';
+import { defaultStudySteps } from './rescue-study.js';
 
 export interface ReproduceFlags extends SimulatedSettingsFlags {
   out?: string;
@@ -46,9 +47,17 @@ export interface ReproduceFlags extends SimulatedSettingsFlags {
   db?: string;
   /** Where SWE-Gym's episodes run: `local` (default) or `docker`. */
   sandbox?: string;
+  /**
+   * After training, study each harness-s run's rescue at its first, middle and last step with this
+   * many H0 groups per training task and step (`rescue-study`); `true` for the default.
+   */
+  rescueStudy?: number | boolean;
   report?: boolean;
   quiet?: boolean;
 }
+
+/** H0 groups per training task and step of `reproduce --rescue-study` without a number. */
+export const defaultStudyReps = 5;
 
 /** Training runs at once by default: one per core, at most four. */
 export const defaultJobs = (): number => Math.max(1, Math.min(4, availableParallelism()));
@@ -227,6 +236,14 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
+  const studyReps =
+    flags.rescueStudy === undefined || flags.rescueStudy === false
+      ? undefined
+      : flags.rescueStudy === true
+        ? defaultStudyReps
+        : flags.rescueStudy;
+  if (studyReps !== undefined && !(Number.isInteger(studyReps) && studyReps >= 1))
+    throw new ConfigError(`--rescue-study must be an integer >= 1, got ${studyReps}`, { code: 'bad-flag' });
   const budgets = Object.fromEntries(envs.map((env) => [env, budgetFor(env, quick)]));
   const policy = new SimulatedPolicy(sim).describe();
   await refuseOtherSettings(root, { budgets, policy });
@@ -244,15 +261,19 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     ...(where.sandbox ? { sandbox: where.sandbox } : {}),
     budgets,
     policy,
+    ...(studyReps ? { rescueStudy: { reps: studyReps } } : {}),
     createdAt: new Date().toISOString(),
   });
 
-  const totalSteps = envs.reduce(
-    (sum, env) => sum + budgetFor(env, quick).steps * seeds.length * (reproduceMethods.length + ablations.length),
-    0,
-  );
+  // Progress counts training steps, and each step a rescue study looks at.
+  const studiedSteps = (steps: number) =>
+    studyReps ? defaultStudySteps(Array.from({ length: steps + 1 }, (_, step) => step)).length : 0;
+  const totalSteps = envs.reduce((sum, env) => {
+    const { steps } = budgetFor(env, quick);
+    return sum + seeds.length * (steps * (reproduceMethods.length + ablations.length) + studiedSteps(steps));
+  }, 0);
   log(
-    `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy${settingsText ? ` (${settingsText})` : ''}: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}, ${jobs} at a time`,
+    `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy${settingsText ? ` (${settingsText})` : ''}: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}${studyReps ? `, rescue studies of ${studyReps} groups per task and step` : ''}, ${jobs} at a time`,
   );
   const progress = flags.quiet ? undefined : createProgress('training', totalSteps);
   let stepsDone = 0;
@@ -306,6 +327,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
             concurrency: flags.concurrency,
             environmentOptions: where,
             sim,
+            ...(studyReps && method === 'harness-s' && variant === 'main' ? { rescueStudy: { reps: studyReps } } : {}),
           };
           running.push(
             pool.run(job).then((record) => {

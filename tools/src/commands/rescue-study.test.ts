@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { renderReport } from '../report/index.js';
 import { defaultStudySteps, formatRescueStudy, runRescueStudy } from './rescue-study.js';
 import { runTrain } from './train.js';
 
@@ -38,9 +39,9 @@ describe('harness-s rescue-study', () => {
   const flags = () => ({ run, pool, reps: 1, carryOver: 0.5, profileK: 1, concurrency: 4, quiet: true });
 
   it("replays the run's policy at each step on the same failed groups for every arm", async () => {
-    const out = join(dir, 'study.json');
-    const result = await runRescueStudy({ ...flags(), steps: [0, 2], out });
-    expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(result);
+    const result = await runRescueStudy({ ...flags(), steps: [0, 2] });
+    // Written beside the run, where the report finds it.
+    expect(JSON.parse(await readFile(join(run, 'rescue-study.json'), 'utf8'))).toEqual(result);
     // The run's seed is the study's unless --seed says otherwise.
     expect(result).toMatchObject({ env: 'dbbench', k: 4, variants: 2, reps: 1, seed: 1 });
     expect(result.stages.map((stage) => stage.step)).toEqual([0, 2]);
@@ -63,6 +64,15 @@ describe('harness-s rescue-study', () => {
     const table = formatRescueStudy(result);
     expect(table).toMatch(/adaptive 2x1 +fixed 2x1 +adaptive 1x2 +random 2x1 +H0 x2 +any variant/);
     expect(table.split('\n').filter((line) => /^[02] /.test(line))).toHaveLength(2);
+
+    // The run's report shows the study: before training, and the later step, with their failed groups.
+    const html = await renderReport(run);
+    expect(html).toContain('Rescue study (harness-s)');
+    const [before, later] = result.stages;
+    expect(html).toMatch(
+      new RegExp(`before training</td><td class="num">1</td><td class="num">${before?.allFailed}</td>`),
+    );
+    expect(html).toMatch(new RegExp(`steps 2</td><td class="num">1</td><td class="num">${later?.allFailed}</td>`));
   });
 
   it('refuses steps the run has no snapshot of, a pool without its variants, and a folder with no run', async () => {

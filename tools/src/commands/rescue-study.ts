@@ -3,10 +3,13 @@ import { join, resolve } from 'node:path';
 import {
   ConfigError,
   deriveSeed,
+  type Environment,
   formatZodError,
+  type Harness,
   policySnapshotSteps,
   readPolicySnapshot,
   readTrainConfig,
+  type Task,
   TrainConfig,
   trainFiles,
   writeJsonAtomic,
@@ -19,7 +22,8 @@ import { createEnvironment, type EnvironmentOptions, environmentOptions } from '
 import { percent, renderTable } from '../format.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
-import { loadTaskSplits } from '../task-splits.js';
+import { pairedText, studyArmHeadings } from '../rescue-study-summary.js';
+import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
 
 export interface RescueStudyFlags extends EnvironmentOptions {
   /** The training run whose policy snapshots are studied. */
@@ -60,8 +64,14 @@ export interface RescueStudyResult {
   reps: number;
   seed: number;
   carryOver: number;
+  profileK: number;
+  /** Where the first anchor's profiles came from: a file, or `step 0` (anchored on the run's first policy). */
+  profiles: string;
   stages: RescueStudyStage[];
 }
+
+/** Where a run's study is written unless told otherwise. */
+export const rescueStudyFile = 'rescue-study.json';
 
 /** First, middle and last of the steps a run has snapshots of. */
 export function defaultStudySteps(available: readonly number[]): number[] {
@@ -70,139 +80,236 @@ export function defaultStudySteps(available: readonly number[]): number[] {
   return [...new Set([available[0] as number, middle, available.at(-1) as number])];
 }
 
-/**
- * `harness-s rescue-study RUN_DIR`: how each way of rescuing (adaptive or fixed profiles, m x 1 or
- * m/2 x 2, random variants, fresh H0 attempts) does on the all-failed H0 groups of the policy at
- * chosen steps of a training run, all on the same groups and attempts, against the pool's ceiling.
- */
-export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStudyResult> {
-  const runDir = resolve(flags.run);
-  const configPath = join(runDir, trainFiles.config);
+/** A training run as the study reads it: its folder, its config.json, the steps it has snapshots of. */
+export interface StudiedRunInfo {
+  dir: string;
+  env: string;
+  h0: string;
+  pool: string[];
+  k: number;
+  seed: number;
+  /** The run's rescue width (its config, else K). */
+  variants: number;
+  trainTasks: string[];
+  snapshots: number[];
+}
+
+/** Reads a training run for a study, refusing one the study cannot replay, with the reason. */
+export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
+  const dir = resolve(run);
+  const configPath = join(dir, trainFiles.config);
   if (!existsSync(configPath))
-    throw new ConfigError(`${runDir}: no training run here (no config.json)`, { code: 'bad-flag' });
-  const parsedRun = StudiedRun.safeParse(await readTrainConfig(runDir));
-  if (!parsedRun.success)
-    throw new ConfigError(`${configPath}: ${formatZodError(parsedRun.error)}`, { code: 'bad-run-config' });
-  const run = parsedRun.data;
-  if (run.trainer !== 'sim-grpo')
-    throw new ConfigError(`${configPath}: trainer '${run.trainer}'; a rescue study replays the simulated policy only`, {
-      code: 'bad-run-config',
-    });
-  const available = await policySnapshotSteps(runDir);
-  if (available.length === 0)
+    throw new ConfigError(`${dir}: no training run here (no config.json)`, { code: 'bad-flag' });
+  const parsed = StudiedRun.safeParse(await readTrainConfig(dir));
+  if (!parsed.success)
+    throw new ConfigError(`${configPath}: ${formatZodError(parsed.error)}`, { code: 'bad-run-config' });
+  const config = parsed.data;
+  if (config.trainer !== 'sim-grpo')
     throw new ConfigError(
-      `${runDir} keeps no policy snapshots (checkpoints/policy-step-N.json); train it again to study it`,
-      { code: 'no-snapshot' },
-    );
-  const steps = flags.steps ?? defaultStudySteps(available);
-  const missing = steps.filter((step) => !available.includes(step));
-  if (missing.length)
-    throw new ConfigError(
-      `--steps: ${runDir} has no snapshot of step ${missing.join(', ')} (it has ${available.join(', ')})`,
+      `${configPath}: trainer '${config.trainer}'; a rescue study replays the simulated policy only`,
       {
-        code: 'bad-flag',
+        code: 'bad-run-config',
       },
     );
-  const k = run.config.k;
-  const seed = flags.seed ?? run.config.seed;
-  const variants = flags.variants ?? run.config.rescue?.variants ?? k;
+  const snapshots = await policySnapshotSteps(dir);
+  if (snapshots.length === 0)
+    throw new ConfigError(
+      `${dir} keeps no policy snapshots (checkpoints/policy-step-N.json); train it again to study it`,
+      { code: 'no-snapshot' },
+    );
+  return {
+    dir,
+    env: config.env,
+    h0: config.h0,
+    pool: config.pool,
+    k: config.config.k,
+    seed: config.config.seed,
+    variants: config.config.rescue?.variants ?? config.config.k,
+    trainTasks: config.trainTasks,
+    snapshots,
+  };
+}
 
+/** What a study of one run needs besides the run: the environment and pool it was trained with. */
+export interface StudyTrainingRunOptions {
+  run: StudiedRunInfo;
+  environment: Environment;
+  splits: TaskSplits<Task>;
+  h0: Harness;
+  pool: readonly Harness[];
+  /** Where the pool came from, for errors (`--pool DIR`). */
+  poolSource?: string;
+  /** The first anchor's profiles (default: anchored on the run's step-0 policy), and their file. */
+  initialProfiles?: { profiles: ProfileSet; source: string };
+  /** Steps to study (default: first, middle and last of the run's snapshots). */
+  steps?: number[];
+  reps: number;
+  /** Rescue width m (default: the run's). */
+  variants?: number;
+  carryOver: number;
+  profileK: number;
+  /** Seed of the study's draws (default: the run's seed). */
+  seed?: number;
+  concurrency: number;
+  /** Lines about what the study is doing. */
+  log?: (line: string) => void;
+  /** Told how far each phase of each studied step is (anchoring, H0 groups, rescue attempts). */
+  onProgress?: (step: number, phase: 'anchor' | 'groups' | 'rescue', done: number, total: number) => void;
+  /** Told when a step is studied. */
+  onStage?: (stage: RescueStudyStage) => void;
+}
+
+/**
+ * The rescue study of a training run: how each way of rescuing (adaptive or fixed profiles, m x 1
+ * or m/2 x 2, random variants, fresh H0 attempts) does on the all-failed H0 groups of the policy
+ * at chosen steps of the run, all on the same groups and attempts, against the pool's ceiling.
+ */
+export async function studyTrainingRun(options: StudyTrainingRunOptions): Promise<RescueStudyResult> {
+  const { run, environment, splits, h0, pool } = options;
+  const log = options.log ?? (() => {});
+  const steps = options.steps ?? defaultStudySteps(run.snapshots);
+  const missing = steps.filter((step) => !run.snapshots.includes(step));
+  if (missing.length)
+    throw new ConfigError(
+      `--steps: ${run.dir} has no snapshot of step ${missing.join(', ')} (it has ${run.snapshots.join(', ')})`,
+      { code: 'bad-flag' },
+    );
+  const poolIds = new Set(pool.map((harness) => harness.spec.id));
+  const absent = run.pool.filter((id) => !poolIds.has(id));
+  if (absent.length)
+    throw new ConfigError(
+      `${options.poolSource ?? 'the pool'}: the run's pool had ${absent.length} variant(s) this one lacks (${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', ...' : ''})`,
+      { code: 'bad-flag' },
+    );
+  const trained = new Set(run.trainTasks);
+  if (splits.train.length !== trained.size || splits.train.some((task) => !trained.has(task.id)))
+    throw new ConfigError(
+      `the run trained on other tasks than these ${splits.train.length} (${splits.source}); pass the --split it was trained with`,
+      { code: 'bad-flag' },
+    );
+  const { k } = run;
+  const seed = options.seed ?? run.seed;
+  const variants = options.variants ?? run.variants;
+  const policyAt = async (step: number) => {
+    const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
+    trainer.restore((await readPolicySnapshot(run.dir, step)).trainer);
+    return trainer.policy;
+  };
+  let initialProfiles = options.initialProfiles?.profiles;
+  if (!initialProfiles) {
+    log(`Anchoring the first profiles on the run's step-0 policy (${pool.length + 1} harnesses)`);
+    initialProfiles = await buildProfiles({
+      environment,
+      tasks: splits.validation,
+      h0,
+      pool,
+      policy: await policyAt(0),
+      k: options.profileK,
+      seed: deriveSeed(seed, 'anchor', 0),
+      concurrency: options.concurrency,
+    });
+  }
+  log(
+    `Rescue study of ${run.dir}: steps ${steps.join(', ')}, ${splits.train.length} tasks x ${options.reps} H0 groups of ${k}, ` +
+      `rescue ${variants} variants (pool ${pool.length})`,
+  );
+  const stages: RescueStudyStage[] = [];
+  for (const step of steps) {
+    const stage = await studyRescue({
+      environment,
+      tasks: splits.train,
+      validation: splits.validation,
+      h0,
+      pool,
+      policy: await policyAt(step),
+      step,
+      initialProfiles,
+      k,
+      variants,
+      reps: options.reps,
+      seed,
+      carryOver: options.carryOver,
+      profileK: options.profileK,
+      concurrency: options.concurrency,
+      onProgress: (phase, done, total) => options.onProgress?.(step, phase, done, total),
+    });
+    stages.push(stage);
+    options.onStage?.(stage);
+    log(
+      `step ${step}: ${stage.allFailed} of ${stage.groups} H0 groups failed every attempt` +
+        (stage.infraErrors ? `; ${stage.infraErrors} groups left out for infrastructure errors` : '') +
+        (stage.rescueInfraErrors ? `; ${stage.rescueInfraErrors} rescue attempts hit infrastructure errors` : ''),
+    );
+  }
+  return {
+    schemaVersion: 1,
+    run: run.dir,
+    env: run.env,
+    k,
+    variants,
+    reps: options.reps,
+    seed,
+    carryOver: options.carryOver,
+    profileK: options.profileK,
+    profiles: options.initialProfiles?.source ?? 'step 0',
+    stages,
+  };
+}
+
+/**
+ * `harness-s rescue-study RUN_DIR`: the study of a training run (`studyTrainingRun`), printed as a
+ * table and written to `RUN_DIR/rescue-study.json` (or `--out`).
+ */
+export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStudyResult> {
+  const run = await readStudiedRun(flags.run);
   const environment = createEnvironment(run.env, environmentOptions(flags));
   try {
     const h0 = await resolveHarness(run.env, run.h0);
     const pool = await loadPoolHarnesses(flags.pool, run.env);
-    const poolIds = new Set(pool.map((harness) => harness.spec.id));
-    const absent = run.pool.filter((id) => !poolIds.has(id));
-    if (absent.length)
-      throw new ConfigError(
-        `--pool ${flags.pool}: the run's pool had ${absent.length} variant(s) this one lacks (${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', ...' : ''})`,
-        { code: 'bad-flag' },
-      );
     const splits = await loadTaskSplits(environment, flags.split);
-    const trained = new Set(run.trainTasks);
-    if (splits.train.length !== trained.size || splits.train.some((task) => !trained.has(task.id)))
-      throw new ConfigError(
-        `the run trained on other tasks than these ${splits.train.length} (${splits.source}); pass the --split it was trained with`,
-        { code: 'bad-flag' },
-      );
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
-    const policyAt = async (step: number) => {
-      const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
-      trainer.restore((await readPolicySnapshot(runDir, step)).trainer);
-      return trainer.policy;
-    };
-    let initialProfiles: ProfileSet;
-    if (flags.profiles) initialProfiles = await readProfiles(flags.profiles);
-    else {
-      log(`Anchoring the first profiles on the run's step-0 policy (${pool.length + 1} harnesses)`);
-      initialProfiles = await buildProfiles({
-        environment,
-        tasks: splits.validation,
-        h0,
-        pool,
-        policy: await policyAt(0),
-        k: flags.profileK,
-        seed: deriveSeed(seed, 'anchor', 0),
-        concurrency: flags.concurrency,
-      });
-    }
-    log(
-      `Rescue study of ${runDir}: steps ${steps.join(', ')}, ${splits.train.length} tasks x ${flags.reps} H0 groups of ${k}, ` +
-        `rescue ${variants} variants (pool ${pool.length})`,
-    );
-    const stages: RescueStudyStage[] = [];
-    for (const step of steps) {
-      let progress: Progress | undefined;
-      let phase = '';
-      const stage = await studyRescue({
-        environment,
-        tasks: splits.train,
-        validation: splits.validation,
-        h0,
-        pool,
-        policy: await policyAt(step),
-        step,
-        initialProfiles,
-        k,
-        variants,
-        reps: flags.reps,
-        seed,
-        carryOver: flags.carryOver,
-        profileK: flags.profileK,
-        concurrency: flags.concurrency,
-        onProgress: (next, done, total) => {
-          if (flags.quiet) return;
-          if (next !== phase) {
-            progress?.stop();
-            phase = next;
-            const label = { anchor: 're-anchoring', groups: 'H0 groups', rescue: 'rescue attempts' }[next];
-            progress = createProgress(`step ${step}: ${label}`, total);
-          }
-          progress?.update(done, `${done}/${total}`);
-        },
-      });
-      progress?.stop();
-      stages.push(stage);
-      log(
-        `step ${step}: ${stage.allFailed} of ${stage.groups} H0 groups failed every attempt` +
-          (stage.infraErrors ? `; ${stage.infraErrors} groups left out for infrastructure errors` : '') +
-          (stage.rescueInfraErrors ? `; ${stage.rescueInfraErrors} rescue attempts hit infrastructure errors` : ''),
-      );
-    }
-    const result: RescueStudyResult = {
-      schemaVersion: 1,
-      run: runDir,
-      env: run.env,
-      k,
-      variants,
+    let progress: Progress | undefined;
+    let phase = '';
+    const result = await studyTrainingRun({
+      run,
+      environment,
+      splits,
+      h0,
+      pool,
+      poolSource: `--pool ${flags.pool}`,
+      ...(flags.profiles
+        ? { initialProfiles: { profiles: await readProfiles(flags.profiles), source: resolve(flags.profiles) } }
+        : {}),
+      ...(flags.steps ? { steps: flags.steps } : {}),
       reps: flags.reps,
-      seed,
+      ...(flags.variants !== undefined ? { variants: flags.variants } : {}),
       carryOver: flags.carryOver,
-      stages,
-    };
-    const out = resolve(flags.out ?? join(runDir, 'rescue-study.json'));
+      profileK: flags.profileK,
+      ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+      concurrency: flags.concurrency,
+      log,
+      onProgress: (step, next, done, total) => {
+        if (flags.quiet) return;
+        const key = `${step}:${next}`;
+        if (key !== phase) {
+          progress?.stop();
+          phase = key;
+          const label = { anchor: 're-anchoring', groups: 'H0 groups', rescue: 'rescue attempts' }[next];
+          // A live bar on a terminal; in a log, one line as each phase starts.
+          if (process.stderr.isTTY) progress = createProgress(`step ${step}: ${label}`, total);
+          else log(`step ${step}: ${label}, ${total} ${next === 'anchor' ? 'harnesses' : 'attempts'}`);
+        }
+        progress?.update(done, `${done}/${total}`);
+      },
+      onStage: () => {
+        progress?.stop();
+        progress = undefined;
+        phase = '';
+      },
+    });
+    const out = resolve(flags.out ?? join(run.dir, rescueStudyFile));
     await writeJsonAtomic(out, result);
     process.stdout.write(`${formatRescueStudy(result)}\nWritten: ${out}\n`);
     return result;
@@ -213,40 +320,23 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
 
 /** The study as a table: one row per step, each arm's rescue rate, and the paired comparisons. */
 export function formatRescueStudy(result: RescueStudyResult): string {
-  const m = result.variants;
-  const half = Math.max(1, Math.floor(m / 2));
+  const arms = studyArmHeadings(result.variants);
   const rate = (value: number | null) => (value === null ? '-' : percent(value));
-  const versus = (first: number, second: number) => `+${first} / -${second}`;
   const rows = result.stages.map((stage) => [
     String(stage.step),
     `${stage.allFailed}/${stage.groups}`,
-    rate(stage.arms.adaptive.rate),
-    rate(stage.arms.fixed.rate),
-    rate(stage.arms['adaptive-half'].rate),
-    rate(stage.arms.random.rate),
-    rate(stage.arms['h0-resample'].rate),
-    rate(stage.arms.ceiling.rate),
-    `${versus(stage.adaptiveVsFixed.onlyFirst, stage.adaptiveVsFixed.onlySecond)} (sets differ ${stage.adaptiveVsFixed.differentSets})`,
-    versus(stage.fullVsHalf.onlyFirst, stage.fullVsHalf.onlySecond),
+    ...arms.map(([arm]) => rate(stage.arms[arm].rate)),
+    `${pairedText(stage.adaptiveVsFixed)} (sets differ ${stage.adaptiveVsFixed.differentSets})`,
+    pairedText(stage.fullVsHalf),
   ]);
+  const [full, half] = [arms[0]?.[1] ?? '', arms[2]?.[1] ?? ''].map((heading) => heading.replace('adaptive ', ''));
   return [
     `Rescue success on all-failed H0 groups (${result.env}, K = ${result.k}, ${result.reps} groups per task, same attempts for every arm)`,
     renderTable(
-      [
-        'step',
-        'all-failed',
-        `adaptive ${m}x1`,
-        `fixed ${m}x1`,
-        `adaptive ${half}x2`,
-        `random ${m}x1`,
-        `H0 x${m}`,
-        'any variant',
-        'adaptive vs fixed',
-        `${m}x1 vs ${half}x2`,
-      ],
+      ['step', 'all-failed', ...arms.map(([, heading]) => heading), 'adaptive vs fixed', `${full} vs ${half}`],
       rows,
     ),
-    `"any variant": some variant of the pool solved the group's task in one attempt, the most any ${m}x1 routing could rescue on these attempts.`,
+    `"any variant": some variant of the pool solved the group's task in one attempt, the most any ${full} routing could rescue on these attempts.`,
     '"+a / -b": groups only the first rescued / only the second; the others went the same way for both.',
   ].join('\n');
 }

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { InputError } from '@harness-s/core';
 import { z } from 'zod';
+import { RescueStudyFile, RescueStudySummary, summarizeRescueStudy } from '../rescue-study-summary.js';
 
 // Everything here is read leniently: a report must still render for a reproduction that was
 // interrupted, for a folder from an older version, or for a single training run.
@@ -34,6 +35,8 @@ export const ReportRecord = z.object({
   rank1H0: Rates.optional(),
   families: z.record(z.string(), Rates).optional(),
   h0TopShare: z.object({ before: z.number(), after: z.number() }).optional(),
+  /** A study that does not read is left out, not the record. */
+  rescueStudy: RescueStudySummary.optional().catch(undefined),
 });
 export type ReportRecord = z.infer<typeof ReportRecord>;
 
@@ -234,6 +237,11 @@ export async function readRunFolder(dir: string): Promise<RunFolder> {
   const runs: ReportRun[] = [];
   for (const { record, runDir } of records) {
     const present = runDir !== null && existsSync(runDir) ? runDir : null;
+    // A training run studied with `harness-s rescue-study` keeps its study beside its summary.
+    if (!record.rescueStudy && present) {
+      const study = await readOptional(RescueStudyFile, join(present, 'rescue-study.json'), warnings);
+      if (study) record.rescueStudy = summarizeRescueStudy(study);
+    }
     runs.push({
       record,
       dir: present,

@@ -1,3 +1,4 @@
+import { pairedText, poolRescueStudies, studyArmHeadings } from '../rescue-study-summary.js';
 import { escapeHtml } from './html.js';
 import { methodColor, sortMethods, sortVariants, variantLabels } from './palette.js';
 import type { ReportPoolSummary, ReportRecord, RunFolder } from './run-folder.js';
@@ -147,6 +148,48 @@ export function rank1Table(records: readonly ReportRecord[]): string {
   );
 }
 
+/**
+ * The rescue studies of the harness-s runs: every way of rescuing on the same all-failed H0 groups,
+ * pooled over seeds, before training and at the later steps studied.
+ */
+export function rescueStudyTable(records: readonly ReportRecord[]): string {
+  const studies = poolRescueStudies(records.filter((record) => record.variant === 'main'));
+  if (studies.length === 0) return '';
+  const arms = studyArmHeadings(studies[0]?.variants ?? 2);
+  const full = arms[0]?.[1].replace('adaptive ', '') ?? '';
+  const half = arms[2]?.[1].replace('adaptive ', '') ?? '';
+  const rows = unique(studies.map((study) => study.env)).flatMap((env) =>
+    withEnvironmentCell(
+      env,
+      studies
+        .filter((study) => study.env === env)
+        .map((study) => {
+          const best = Math.max(...arms.slice(0, 5).map(([arm]) => study.rates[arm] ?? 0));
+          const cells = arms.map(([arm], index) => {
+            const value = study.rates[arm];
+            if (value === null) return '<td class="num missing">–</td>';
+            return `<td class="num${index < 5 && value === best ? ' best' : ''}">${meanContent([value])}</td>`;
+          });
+          return `<td class="method">${escapeHtml(study.phase === 'before training' ? 'before training' : `steps ${study.steps.join(', ')}`)}</td><td class="num">${study.runs}</td><td class="num">${study.allFailed}</td>${cells.join('')}<td class="num">${escapeHtml(pairedText(study.adaptiveVsFixed))}</td><td class="num">${escapeHtml(pairedText(study.fullVsHalf))}</td>`;
+        }),
+    ),
+  );
+  return table(
+    'Rescue study (harness-s)',
+    `The policy of each run replayed at chosen steps: on the H0 groups that failed every attempt, each way of rescuing is scored on the same attempts, pooled over seeds. Any variant: some variant solved the task in one attempt, the most a ${full} routing could rescue. +a / -b: groups only the first rescued / only the second.`,
+    [
+      'Environment',
+      'Policy',
+      'Seeds',
+      'All-failed groups',
+      ...arms.map(([, heading]) => heading),
+      'Adaptive vs fixed',
+      `${full} vs ${half}`,
+    ],
+    rows,
+  );
+}
+
 /** The trained policies under other harness families, without further training. */
 export function familiesTable(records: readonly ReportRecord[]): string {
   const main = records.filter((record) => record.variant === 'main' && record.families);
@@ -199,6 +242,7 @@ export function tablesSection(folder: RunFolder): string {
     mainTable(records),
     ablationTable(records),
     rank1Table(records),
+    rescueStudyTable(records),
     familiesTable(records),
     poolTable(folder.pools),
   ]

@@ -1,10 +1,20 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Environment, Harness, Task } from '@harness-s/core';
+import { type Environment, type Harness, readJson, type Task, writeJsonAtomic } from '@harness-s/core';
 import { builtInHarnesses, resolveHarness } from '@harness-s/harness-dsh';
 import type { SimulatedPolicyConfig } from '@harness-s/policy';
-import { AdaptiveRouter, buildProfiles, type ProfileSet, readProfiles, writeProfiles } from '@harness-s/router';
+import {
+  AdaptiveRouter,
+  buildProfiles,
+  defaultCarryOver,
+  type ProfileSet,
+  readProfiles,
+  writeProfiles,
+} from '@harness-s/router';
+import { defaultStudySteps, readStudiedRun, rescueStudyFile, studyTrainingRun } from '../commands/rescue-study.js';
 import { createEnvironment, type EnvironmentOptions } from '../environments.js';
 import { loadPoolHarnesses } from '../pool.js';
+import { RescueStudyFile, type RescueStudySummary, summarizeRescueStudy } from '../rescue-study-summary.js';
 import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
 import type { ResultRecord } from './results.js';
 import type { EnvironmentBudget, ReproduceMethod } from './settings.js';
@@ -25,6 +35,8 @@ export interface ReproduceJob {
   environmentOptions: EnvironmentOptions;
   /** The simulated policy's settings over its defaults ({} for the defaults). */
   sim: Partial<SimulatedPolicyConfig>;
+  /** Harness-s main runs: a rescue study of the trained run, with this many H0 groups per task and step. */
+  rescueStudy?: { reps: number };
 }
 
 /** Where a reproduction keeps an environment's pool and its profiles anchored on the initial policy. */
@@ -162,6 +174,63 @@ export async function runJob(
       before: await h0TopShare(initialProfiles, splits.test),
       after: await h0TopShare(finalProfiles, splits.test),
     };
+    if (job.rescueStudy)
+      record.rescueStudy = await studyJobRun(job, job.rescueStudy.reps, resources, record.runDir, onStep);
   }
   return record;
+}
+
+/**
+ * The rescue study of a harness-s main run at its first, middle and last step, written to the
+ * run's rescue-study.json. A study already there with the same settings (a continued
+ * reproduction) is read instead of run again.
+ */
+async function studyJobRun(
+  job: ReproduceJob,
+  reps: number,
+  resources: EnvironmentResources,
+  runDir: string,
+  onStep?: (label: string) => void,
+): Promise<RescueStudySummary> {
+  const run = await readStudiedRun(join(job.root, runDir));
+  const path = join(run.dir, rescueStudyFile);
+  const steps = defaultStudySteps(run.snapshots);
+  const profiles = join(initialProfilesDirOf(job.root, job.env), 'profiles.json');
+  const settings = {
+    reps,
+    variants: run.variants,
+    seed: run.seed,
+    carryOver: defaultCarryOver,
+    profileK: job.budget.profileK,
+    profiles,
+  };
+  const label = (step: number) => `${job.env} rescue study seed ${job.seed}, step ${step}`;
+  // A file that does not read (torn, older) is studied again.
+  const earlier = existsSync(path) ? RescueStudyFile.safeParse(await readJson(path).catch(() => null)).data : undefined;
+  let result: RescueStudyFile;
+  if (
+    earlier &&
+    Object.entries(settings).every(([key, value]) => earlier[key as keyof typeof settings] === value) &&
+    earlier.stages.map((stage) => stage.step).join() === steps.join()
+  ) {
+    result = earlier;
+    for (const stage of result.stages) onStep?.(label(stage.step));
+  } else {
+    result = await studyTrainingRun({
+      run,
+      environment: resources.environment,
+      splits: resources.splits,
+      h0: resources.h0,
+      pool: resources.pool,
+      initialProfiles: { profiles: resources.initialProfiles, source: profiles },
+      steps,
+      reps: settings.reps,
+      carryOver: settings.carryOver,
+      profileK: settings.profileK,
+      concurrency: job.concurrency,
+      onStage: (stage) => onStep?.(label(stage.step)),
+    });
+    await writeJsonAtomic(path, result);
+  }
+  return summarizeRescueStudy(result);
 }

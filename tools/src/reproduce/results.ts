@@ -1,5 +1,6 @@
 import { mean, sampleStdDev, TrainSummary } from '@harness-s/core';
 import { z } from 'zod';
+import { RescueStudySummary } from '../rescue-study-summary.js';
 
 const Rates = z.object({ passAtK: z.number(), avgAtK: z.number(), k: z.number().int() });
 
@@ -17,6 +18,8 @@ export const ResultRecord = TrainSummary.extend({
   families: z.record(z.string(), Rates).optional(),
   /** Share of test tasks whose Rank-1 choice is H0, with profiles anchored before and after training. */
   h0TopShare: z.object({ before: z.number(), after: z.number() }).optional(),
+  /** `reproduce --rescue-study`: the study of the run's policy at its first, middle and last step. */
+  rescueStudy: RescueStudySummary.optional(),
 });
 export type ResultRecord = z.infer<typeof ResultRecord>;
 

@@ -88,3 +88,67 @@ describe('the router ablation table', () => {
     ]);
   });
 });
+
+describe('the rescue study table', () => {
+  it('pools the studies of the seeds per phase, and is absent without studies', () => {
+    const arms = (adaptive: number, fixed: number) => ({
+      adaptive,
+      fixed,
+      'adaptive-half': adaptive,
+      random: 1,
+      'h0-resample': 0,
+      ceiling: 4,
+    });
+    const study = (before: number, after: number) => ({
+      reps: 5,
+      variants: 4,
+      stages: [
+        {
+          step: 0,
+          groups: 20,
+          allFailed: 4,
+          rescued: arms(before, before),
+          adaptiveVsFixed: { onlyFirst: 0, onlySecond: 0 },
+          fullVsHalf: { onlyFirst: 0, onlySecond: 0 },
+        },
+        {
+          step: 2,
+          groups: 20,
+          allFailed: 4,
+          rescued: arms(after, 2),
+          adaptiveVsFixed: { onlyFirst: after - 2, onlySecond: 0 },
+          fullVsHalf: { onlyFirst: 0, onlySecond: 1 },
+        },
+      ],
+    });
+    const text = formatReproduceTables([
+      record(1, { rescueStudy: study(2, 3) }),
+      record(2, { rescueStudy: study(4, 4) }),
+    ]);
+    const section = text.slice(text.indexOf('Rescue study'));
+    expect(section.split('\n')[1]).toMatch(
+      /env +policy +all-failed +adaptive 4x1 +fixed 4x1 +adaptive 2x2 +random 4x1 +H0 x4 +any variant +adaptive vs fixed +4x1 vs 2x2/,
+    );
+    const rows = section
+      .split('\n')
+      .filter((line) => line.startsWith('dbbench'))
+      .map((line) => line.split(/\s{2,}/).map((cell) => cell.trim()));
+    expect(rows).toEqual([
+      [
+        'dbbench',
+        'before training',
+        '8/40',
+        '75.00',
+        '75.00',
+        '75.00',
+        '25.00',
+        '0.00',
+        '100.00',
+        '+0 / -0',
+        '+0 / -0',
+      ],
+      ['dbbench', 'steps 2', '8/40', '87.50', '50.00', '87.50', '25.00', '0.00', '100.00', '+3 / -0', '+0 / -2'],
+    ]);
+    expect(formatReproduceTables([record(1)])).not.toContain('Rescue study');
+  });
+});

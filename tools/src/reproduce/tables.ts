@@ -1,4 +1,5 @@
 import { renderTable } from '../format.js';
+import { pairedText, poolRescueStudies, studyArmHeadings } from '../rescue-study-summary.js';
 import { mean, type ResultRecord, spread } from './results.js';
 import { ablations, breadthAblationShape, reproduceMethods } from './settings.js';
 
@@ -101,6 +102,33 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
             ],
           ];
         }),
+      )}`,
+    );
+  }
+
+  const studies = poolRescueStudies(main);
+  if (studies.length) {
+    const m = studies[0]?.variants ?? k;
+    const arms = studyArmHeadings(m);
+    const rate = (value: number | null) => (value === null ? '-' : `${pct(value)}`);
+    sections.push(
+      `Rescue study of the harness-s runs (all-failed H0 groups pooled over seeds, %; the same attempts for every arm)\n${renderTable(
+        [
+          'env',
+          'policy',
+          'all-failed',
+          ...arms.map(([, heading]) => heading),
+          'adaptive vs fixed',
+          `${arms[0]?.[1].replace('adaptive ', '')} vs ${arms[2]?.[1].replace('adaptive ', '')}`,
+        ],
+        studies.map((study) => [
+          study.env,
+          study.phase === 'before training' ? 'before training' : `steps ${study.steps.join(', ')}`,
+          `${study.allFailed}/${study.groups}`,
+          ...arms.map(([arm]) => rate(study.rates[arm])),
+          pairedText(study.adaptiveVsFixed),
+          pairedText(study.fullVsHalf),
+        ]),
       )}`,
     );
   }

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from '../environments.js';
 import { loadTaskSplits } from '../task-splits.js';
 import { budgetFor } from './settings.js';
-import { dropAnchorsAfterCheckpoint, trainOne } from './train-one.js';
+import { dropAnchorsAfterCheckpoint, type TrainOneOptions, trainOne } from './train-one.js';
 
 const environment = createEnvironment('dbbench');
 afterAll(() => environment.close());
@@ -23,7 +23,8 @@ describe('one training run of a reproduction', () => {
     await writeFile(join(dir, 'metrics.jsonl'), '');
 
     const budget = { ...budgetFor('dbbench', true), steps: 2, batchSize: 2, k: 2, evalK: 1, evalEvery: 2 };
-    const { record } = await trainOne({
+    const steps: string[] = [];
+    const options: TrainOneOptions = {
       root,
       environment,
       splits: await loadTaskSplits(environment),
@@ -36,9 +37,19 @@ describe('one training run of a reproduction', () => {
       concurrency: 2,
       // grpo routes nothing: no profiles are read.
       initialProfiles: {} as ProfileSet,
-    });
+      onStep: (label) => {
+        steps.push(label);
+      },
+    };
+    const { record } = await trainOne(options);
     expect(record.steps).toBe(2);
     expect(record.runDir).toBe(join('train', 'dbbench', 'main', 'grpo', 'seed-1'));
+    expect(steps).toEqual(['dbbench grpo seed 1', 'dbbench grpo seed 1']);
+
+    // Finished: not trained again, and its steps count as done for a continued reproduction's progress.
+    const again = await trainOne(options);
+    expect(again.record).toEqual(record);
+    expect(steps.slice(2)).toEqual(['dbbench grpo seed 1, trained before', 'dbbench grpo seed 1, trained before']);
 
     // Anchors logged after the last checkpoint (step 2) are dropped before a resume, a cut line too.
     const line = (anchoredAtStep: number) => JSON.stringify({ step: anchoredAtStep + 1, anchoredAtStep });

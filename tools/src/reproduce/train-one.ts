@@ -41,8 +41,9 @@ export interface TrainOneOptions {
 /**
  * Before a run resumes, forgets the anchors its router logged after the last checkpoint: the
  * resumed steps anchor again and log them anew, so `router.jsonl` holds each anchor once.
+ * Returns the steps the checkpoint holds.
  */
-export async function dropAnchorsAfterCheckpoint(dir: string): Promise<void> {
+export async function dropAnchorsAfterCheckpoint(dir: string): Promise<number> {
   const checkpointPath = join(dir, 'checkpoints', 'latest.json');
   const done = existsSync(checkpointPath)
     ? parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step
@@ -53,6 +54,7 @@ export async function dropAnchorsAfterCheckpoint(dir: string): Promise<void> {
     done - 1,
     (value) => (value as { anchoredAtStep: number }).anchoredAtStep,
   );
+  return done;
 }
 
 /** Share of tasks for which each harness is the Rank-1 choice under these profiles. */
@@ -137,14 +139,18 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
         })
       : undefined;
 
+  const label = `${options.environment.id} ${method} seed ${seed}${variant === 'main' ? '' : `, ${variant}`}`;
   let summary: TrainSummary;
   const summaryPath = join(dir, 'summary.json');
   if (existsSync(summaryPath)) {
     summary = parseWith(TrainSummary, await readJson(summaryPath), summaryPath);
     const checkpointPath = join(dir, 'checkpoints', 'latest.json');
     trainer.restore(parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).trainer);
+    // Its steps count as done, so a continued reproduction's progress starts where it stopped.
+    for (let step = 0; step < summary.steps; step += 1) options.onStep?.(`${label}, trained before`);
   } else {
-    await dropAnchorsAfterCheckpoint(dir);
+    const done = await dropAnchorsAfterCheckpoint(dir);
+    for (let step = 0; step < done; step += 1) options.onStep?.(`${label}, trained before`);
     summary = await train({
       config: {
         method,
@@ -168,10 +174,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
       resume: existsSync(join(dir, 'checkpoints', 'latest.json')) || existsSync(join(dir, 'config.json')),
       record: { variant },
       onProgress: (progress) => {
-        if (progress.phase === 'done')
-          options.onStep?.(
-            `${options.environment.id} ${method} seed ${seed}${variant === 'main' ? '' : `, ${variant}`}`,
-          );
+        if (progress.phase === 'done') options.onStep?.(label);
       },
     });
     await Promise.all(anchors);
