@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,11 +69,18 @@ describe('harness-s reproduce', () => {
 
     // Continued with --rescue-study: nothing is trained again; the harness-s run is studied at its
     // first, middle and last step, and the study is printed and kept in its record and its folder.
+    // A saved record of a run this invocation does not make (another environment) stays saved.
+    const resultsFile = join(serial, 'results.json');
+    const saved = JSON.parse(await readFile(resultsFile, 'utf8')) as { records: Array<Record<string, unknown>> };
+    const foreign = { ...saved.records[0], env: 'elsewhere' };
+    await writeFile(resultsFile, JSON.stringify({ ...saved, records: [...saved.records, foreign] }));
     const study = [...quick, '--jobs', '1', '--out', serial, '--no-report', '--rescue-study', '1'];
     const studied = await runCli(study);
     expect(studied.code).toBe(0);
     expect(studied.stdout).toContain('Rescue study of the harness-s runs');
-    const withStudy = (await records(serial)) as Array<Record<string, unknown>>;
+    const all = (await records(serial)) as Array<Record<string, unknown>>;
+    expect(all.at(-1)).toEqual(timeless(foreign));
+    const withStudy = all.slice(0, -1);
     const ofStudy = withStudy.filter((record) => record['rescueStudy']);
     expect(ofStudy.map((record) => [record['method'], record['variant']])).toEqual([['harness-s', 'main']]);
     const summary = ofStudy[0]?.['rescueStudy'] as { reps: number; stages: Array<{ step: number }> };
@@ -85,7 +92,7 @@ describe('harness-s reproduce', () => {
     // Continued again with the same study: the file is read, not studied anew.
     const reread = await runCli(study);
     expect(reread.code).toBe(0);
-    expect(await records(serial)).toEqual(withStudy);
+    expect(await records(serial)).toEqual(all);
     expect(statSync(studyFile).mtimeMs).toBe(written);
 
     // Killed with SIGKILL after its first saved record, then rerun on the same folder: the same records.

@@ -20,7 +20,7 @@ import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
 import { createJobPool } from '../reproduce/job-pool.js';
 import { initialProfilesDirOf, poolDirOf, type ReproduceJob } from '../reproduce/jobs.js';
-import type { ResultRecord, Results } from '../reproduce/results.js';
+import { type ResultRecord, Results } from '../reproduce/results.js';
 import {
   ablations,
   budgetFor,
@@ -191,6 +191,26 @@ export async function refuseOtherSettings(
   }
 }
 
+/** Which run a record is of. */
+const recordKey = (run: { env: string; method: string; variant: string; seed: number }) =>
+  `${run.env}/${run.variant}/${run.method}/seed-${run.seed}`;
+
+/** Every training run of a reproduction, in table order: per environment and seed, the methods, then the ablations. */
+const reproduceRuns = (envs: readonly string[], seeds: readonly number[]) =>
+  envs.flatMap((env) =>
+    seeds.flatMap((seed) => [
+      ...reproduceMethods.map((method) => ({ env, seed, method, variant: 'main' as const })),
+      ...ablations.map((variant) => ({ env, seed, method: 'harness-s' as const, variant })),
+    ]),
+  );
+
+/** The records a reproduction's folder has saved, by run; none when it has none or they do not read. */
+async function savedRecords(root: string): Promise<Map<string, ResultRecord>> {
+  const path = join(root, 'results.json');
+  const parsed = existsSync(path) ? Results.safeParse(await readJson(path).catch(() => null)) : undefined;
+  return new Map((parsed?.data?.records ?? []).map((record) => [recordKey(record), record]));
+}
+
 /**
  * `harness-s reproduce`: the whole method on the embedded environments with the simulated policy.
  * Per environment: evolve a sibling pool, anchor behaviour profiles, train every method over
@@ -282,18 +302,24 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     progress?.update(stepsDone, label);
   };
 
+  // A continued reproduction keeps the evaluations of the runs it finished (see ReproduceJob.earlier),
+  // and in results.json the records of environments or seeds this invocation does not run.
+  const saved = await savedRecords(root);
+  const runs = reproduceRuns(envs, seeds);
+  const ours = new Set(runs.map(recordKey));
+  const others = [...saved.values()].filter((record) => !ours.has(recordKey(record)));
   // Jobs in a fixed order; records keep that order whatever finishes first.
   const results: Array<ResultRecord | undefined> = [];
   // Saves one after another, so the file never goes back to an older list.
-  let saved: Promise<void> = Promise.resolve();
+  let saving: Promise<void> = Promise.resolve();
   const save = () => {
-    saved = saved.then(() =>
+    saving = saving.then(() =>
       writeJsonAtomic(join(root, 'results.json'), {
         schemaVersion: 1,
-        records: results.filter((record): record is ResultRecord => record !== undefined),
+        records: [...results.filter((record): record is ResultRecord => record !== undefined), ...others],
       } satisfies Results),
     );
-    return saved;
+    return saving;
   };
   const pool = createJobPool(jobs, onStep);
   const running: Array<Promise<void>> = [];
@@ -310,32 +336,28 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         log,
         ...(flags.pools ? { pools: flags.pools } : {}),
       });
-      for (const seed of seeds) {
-        const variants = [
-          ...reproduceMethods.map((method) => ({ method, variant: 'main' as const })),
-          ...ablations.map((variant) => ({ method: 'harness-s' as const, variant })),
-        ];
-        for (const { method, variant } of variants) {
-          const index = results.push(undefined) - 1;
-          const job: ReproduceJob = {
-            env,
-            method,
-            variant,
-            seed,
-            root,
-            budget,
-            concurrency: flags.concurrency,
-            environmentOptions: where,
-            sim,
-            ...(studyReps && method === 'harness-s' && variant === 'main' ? { rescueStudy: { reps: studyReps } } : {}),
-          };
-          running.push(
-            pool.run(job).then((record) => {
-              results[index] = record;
-              return save();
-            }),
-          );
-        }
+      for (const { seed, method, variant } of runs.filter((run) => run.env === env)) {
+        const index = results.push(undefined) - 1;
+        const job: ReproduceJob = {
+          env,
+          method,
+          variant,
+          seed,
+          root,
+          budget,
+          concurrency: flags.concurrency,
+          environmentOptions: where,
+          sim,
+          ...(studyReps && method === 'harness-s' && variant === 'main' ? { rescueStudy: { reps: studyReps } } : {}),
+        };
+        const earlier = saved.get(recordKey(job));
+        if (earlier) job.earlier = earlier;
+        running.push(
+          pool.run(job).then((record) => {
+            results[index] = record;
+            return save();
+          }),
+        );
       }
     }
     await Promise.all(running);

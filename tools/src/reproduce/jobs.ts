@@ -13,6 +13,7 @@ import {
 } from '@harness-s/router';
 import { defaultStudySteps, readStudiedRun, rescueStudyFile, studyTrainingRun } from '../commands/rescue-study.js';
 import { createEnvironment, type EnvironmentOptions } from '../environments.js';
+import { jsonDifferences } from '../json-differences.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { RescueStudyFile, type RescueStudySummary, summarizeRescueStudy } from '../rescue-study-summary.js';
 import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
@@ -37,6 +38,11 @@ export interface ReproduceJob {
   sim: Partial<SimulatedPolicyConfig>;
   /** Harness-s main runs: a rescue study of the trained run, with this many H0 groups per task and step. */
   rescueStudy?: { reps: number };
+  /**
+   * The record a continued reproduction saved for this run. When the run is found finished with the
+   * same summary, its evaluations after training are kept instead of made again.
+   */
+  earlier?: ResultRecord;
 }
 
 /** Where a reproduction keeps an environment's pool and its profiles anchored on the initial policy. */
@@ -127,6 +133,16 @@ export async function runJob(
     ...(onStep ? { onStep } : {}),
   });
   if (job.variant !== 'main') return record;
+  const earlier = job.earlier && sameTraining(job.earlier, record) ? job.earlier : undefined;
+  if (earlier) {
+    const { rescueStudy: _, ...evaluated } = earlier;
+    if (job.method === 'harness-s' && job.rescueStudy)
+      return {
+        ...evaluated,
+        rescueStudy: await studyJobRun(job, job.rescueStudy.reps, resources, record.runDir, onStep),
+      };
+    return evaluated;
+  }
 
   const families: NonNullable<ResultRecord['families']> = {};
   for (const family of familiesOf(job.env)) {
@@ -178,6 +194,12 @@ export async function runJob(
       record.rescueStudy = await studyJobRun(job, job.rescueStudy.reps, resources, record.runDir, onStep);
   }
   return record;
+}
+
+/** Whether a saved record is of this run as it stands: every field of the run's summary the same. */
+function sameTraining(earlier: ResultRecord, record: ResultRecord): boolean {
+  const saved = earlier as Record<string, unknown>;
+  return Object.entries(record).every(([key, value]) => jsonDifferences(saved[key], value).length === 0);
 }
 
 /**

@@ -1,0 +1,48 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveHarness } from '@harness-s/harness-dsh';
+import type { ProfileSet } from '@harness-s/router';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEnvironment } from '../environments.js';
+import { loadTaskSplits } from '../task-splits.js';
+import { type EnvironmentResources, type ReproduceJob, runJob } from './jobs.js';
+import { budgetFor } from './settings.js';
+
+const environment = createEnvironment('dbbench');
+afterAll(() => environment.close());
+
+describe('a reproduction job, continued', () => {
+  it("keeps a finished run's saved evaluations, and evaluates again when the run is not the one saved", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'reproduce-job-'));
+    const resources: EnvironmentResources = {
+      environment,
+      splits: await loadTaskSplits(environment),
+      h0: await resolveHarness('dbbench', 'h0'),
+      pool: [],
+      // grpo routes nothing: no profiles are read.
+      initialProfiles: {} as ProfileSet,
+    };
+    const job: ReproduceJob = {
+      env: 'dbbench',
+      method: 'grpo',
+      variant: 'main',
+      seed: 1,
+      root,
+      budget: { ...budgetFor('dbbench', true), steps: 1, batchSize: 2, k: 2, evalK: 1, evalEvery: 1 },
+      concurrency: 2,
+      environmentOptions: {},
+      sim: {},
+    };
+    const record = await runJob(job, resources);
+    // The trained policy under the other harness families.
+    expect(Object.keys(record.families ?? {}).length).toBeGreaterThan(0);
+
+    // A value no evaluation gives marks what is kept.
+    const marked = { ...record, families: { marked: { passAtK: 2, avgAtK: 2, k: 1 } } };
+    expect(await runJob({ ...job, earlier: marked }, resources)).toEqual(marked);
+    // A saved record of another training of the run (another summary) is not trusted.
+    const other = { ...marked, durationMs: record.durationMs + 1 };
+    expect(await runJob({ ...job, earlier: other }, resources)).toEqual(record);
+  }, 60_000);
+});
