@@ -25,21 +25,29 @@ import { createProgress, type Progress } from '../progress.js';
 import { pairedText, studyArmHeadings } from '../rescue-study-summary.js';
 import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
 
-export interface RescueStudyFlags extends EnvironmentOptions {
+/** How a run is studied. */
+export interface StudySettings {
+  /** Steps to study (default: first, middle and last of the run's snapshots). */
+  steps?: number[];
+  /** H0 groups drawn per training task and step. */
+  reps: number;
+  /** Rescue width m (default: the run's). */
+  variants?: number;
+  /** Share of the first anchor's evidence the re-anchored profiles keep. */
+  carryOver: number;
+  /** Attempts per validation task when anchoring. */
+  profileK: number;
+  /** Seed of the study's draws (default: the run's seed, so studies of different runs draw apart). */
+  seed?: number;
+  concurrency: number;
+}
+
+export interface RescueStudyFlags extends EnvironmentOptions, StudySettings {
   /** The training run whose policy snapshots are studied. */
   run: string;
   pool: string;
   /** The first anchor's profiles (default: anchored on the run's step-0 policy). */
   profiles?: string;
-  steps?: number[];
-  reps: number;
-  /** Rescue width m (default: the run's rescue variants). */
-  variants?: number;
-  carryOver: number;
-  profileK: number;
-  /** Seed of the study's draws (default: the run's seed, so studies of different runs draw apart). */
-  seed?: number;
-  concurrency: number;
   split?: string;
   out?: string;
   quiet?: boolean;
@@ -131,7 +139,7 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
 }
 
 /** What a study of one run needs besides the run: the environment and pool it was trained with. */
-export interface StudyTrainingRunOptions {
+export interface StudyTrainingRunOptions extends StudySettings {
   run: StudiedRunInfo;
   environment: Environment;
   splits: TaskSplits<Task>;
@@ -141,16 +149,6 @@ export interface StudyTrainingRunOptions {
   poolSource?: string;
   /** The first anchor's profiles (default: anchored on the run's step-0 policy), and their file. */
   initialProfiles?: { profiles: ProfileSet; source: string };
-  /** Steps to study (default: first, middle and last of the run's snapshots). */
-  steps?: number[];
-  reps: number;
-  /** Rescue width m (default: the run's). */
-  variants?: number;
-  carryOver: number;
-  profileK: number;
-  /** Seed of the study's draws (default: the run's seed). */
-  seed?: number;
-  concurrency: number;
   /** Lines about what the study is doing. */
   log?: (line: string) => void;
   /** Told how far each phase of each studied step is (anchoring, H0 groups, rescue attempts). */
