@@ -38,8 +38,12 @@ describe('a reproduction job, continued', () => {
     // The trained policy under the other harness families.
     expect(Object.keys(record.families ?? {}).length).toBeGreaterThan(0);
 
-    // A value no evaluation gives marks what is kept.
-    const marked = { ...record, families: { marked: { passAtK: 2, avgAtK: 2, k: 1 } } };
+    // A value no evaluation gives marks what is kept; a study made before stays when none is asked for.
+    const marked = {
+      ...record,
+      families: { marked: { passAtK: 2, avgAtK: 2, k: 1 } },
+      rescueStudy: { reps: 1, variants: 2, stages: [] },
+    };
     expect(await runJob({ ...job, earlier: marked }, resources)).toEqual(marked);
     // A saved record of another training of the run (another summary) is not trusted.
     const other = { ...marked, durationMs: record.durationMs + 1 };

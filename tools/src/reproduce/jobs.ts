@@ -135,13 +135,13 @@ export async function runJob(
   if (job.variant !== 'main') return record;
   const earlier = job.earlier && sameTraining(job.earlier, record) ? job.earlier : undefined;
   if (earlier) {
-    const { rescueStudy: _, ...evaluated } = earlier;
+    // A study it already has stays (its file is still beside the run) unless one is asked for.
     if (job.method === 'harness-s' && job.rescueStudy)
       return {
-        ...evaluated,
+        ...earlier,
         rescueStudy: await studyJobRun(job, job.rescueStudy.reps, resources, record.runDir, onStep),
       };
-    return evaluated;
+    return earlier;
   }
 
   const families: NonNullable<ResultRecord['families']> = {};
