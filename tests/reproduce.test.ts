@@ -94,6 +94,11 @@ describe('harness-s reproduce', () => {
     expect(reread.code).toBe(0);
     expect(await records(serial)).toEqual(all);
     expect(statSync(studyFile).mtimeMs).toBe(written);
+    // Other steps (--study-steps, in any order): studied anew at those.
+    const chosen = await runCli([...study, '--study-steps', '6,0']);
+    expect(chosen.code).toBe(0);
+    const restudied = JSON.parse(await readFile(studyFile, 'utf8')) as { stages: Array<{ step: number }> };
+    expect(restudied.stages.map((stage) => stage.step)).toEqual([0, 6]);
 
     // Killed with SIGKILL after its first saved record, then rerun on the same folder: the same records.
     const killed = join(base, 'killed');

@@ -14,6 +14,7 @@ import {
   dbOption,
   fraction,
   integer,
+  integerList,
   number,
   sandboxOption,
   scoringOption,
@@ -206,6 +207,11 @@ export function createProgram(): Command {
       '--rescue-study [reps]',
       `after training, study each harness-s run's rescue at its first, middle and last step, with reps H0 groups per training task and step (default ${defaultStudyReps})`,
       integer('--rescue-study', 1),
+    )
+    .option(
+      '--study-steps <list>',
+      'steps the rescue studies look at, e.g. 0,1,2,3,6 (default: first, middle and last; implies --rescue-study)',
+      integerList('--study-steps', 0),
     )
     .option('--no-report', 'skip the HTML report')
     .option('--quiet', 'no progress output')

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,5 +61,13 @@ describe('harness-s reproduce, continued in its folder', () => {
     await expect(runReproduce({ out, quick: true, envs: ['dbbench'], concurrency: 1, quiet: true })).rejects.toThrow(
       /other budgets \(--quick\) \(.*\): budgets\.dbbench\.steps: 12 then, 6 now/,
     );
+  });
+
+  it('refuses, before any work, rescue-study steps beyond the training', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'reproduce-steps-')), 'out');
+    await expect(
+      runReproduce({ out, quick: true, envs: ['dbbench'], concurrency: 1, quiet: true, studySteps: [0, 7] }),
+    ).rejects.toThrow(/--study-steps: dbbench trains 6 steps, so it has no step 7/);
+    expect(existsSync(out)).toBe(false);
   });
 });

@@ -52,6 +52,8 @@ export interface ReproduceFlags extends SimulatedSettingsFlags {
    * many H0 groups per training task and step (`rescue-study`); `true` for the default.
    */
   rescueStudy?: number | boolean;
+  /** The steps the rescue studies look at (default: first, middle and last); implies `rescueStudy`. */
+  studySteps?: number[];
   report?: boolean;
   quiet?: boolean;
 }
@@ -258,13 +260,24 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   };
   const studyReps =
     flags.rescueStudy === undefined || flags.rescueStudy === false
-      ? undefined
+      ? flags.studySteps
+        ? defaultStudyReps
+        : undefined
       : flags.rescueStudy === true
         ? defaultStudyReps
         : flags.rescueStudy;
   if (studyReps !== undefined && !(Number.isInteger(studyReps) && studyReps >= 1))
     throw new ConfigError(`--rescue-study must be an integer >= 1, got ${studyReps}`, { code: 'bad-flag' });
   const budgets = Object.fromEntries(envs.map((env) => [env, budgetFor(env, quick)]));
+  for (const env of envs) {
+    const beyond = (flags.studySteps ?? []).filter((step) => step > budgetFor(env, quick).steps);
+    if (beyond.length)
+      throw new ConfigError(
+        `--study-steps: ${env} trains ${budgetFor(env, quick).steps} steps, so it has no step ${beyond.join(', ')}`,
+        { code: 'bad-flag' },
+      );
+  }
+  const studyAt = flags.studySteps ? [...new Set(flags.studySteps)].sort((a, b) => a - b) : undefined;
   const policy = new SimulatedPolicy(sim).describe();
   await refuseOtherSettings(root, { budgets, policy });
   await writeJsonAtomic(join(root, 'config.json'), {
@@ -281,13 +294,13 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     ...(where.sandbox ? { sandbox: where.sandbox } : {}),
     budgets,
     policy,
-    ...(studyReps ? { rescueStudy: { reps: studyReps } } : {}),
+    ...(studyReps ? { rescueStudy: { reps: studyReps, ...(studyAt ? { steps: studyAt } : {}) } } : {}),
     createdAt: new Date().toISOString(),
   });
 
   // Progress counts training steps, and each step a rescue study looks at.
   const studiedSteps = (steps: number) =>
-    studyReps ? defaultStudySteps(Array.from({ length: steps + 1 }, (_, step) => step)).length : 0;
+    studyReps ? (studyAt ?? defaultStudySteps(Array.from({ length: steps + 1 }, (_, step) => step))).length : 0;
   const totalSteps = envs.reduce((sum, env) => {
     const { steps } = budgetFor(env, quick);
     return sum + seeds.length * (steps * (reproduceMethods.length + ablations.length) + studiedSteps(steps));
@@ -348,7 +361,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
           concurrency: flags.concurrency,
           environmentOptions: where,
           sim,
-          ...(studyReps && method === 'harness-s' && variant === 'main' ? { rescueStudy: { reps: studyReps } } : {}),
+          ...(studyReps && method === 'harness-s' && variant === 'main'
+            ? { rescueStudy: { reps: studyReps, ...(studyAt ? { steps: studyAt } : {}) } }
+            : {}),
         };
         const earlier = saved.get(recordKey(job));
         if (earlier) job.earlier = earlier;

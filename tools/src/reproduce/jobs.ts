@@ -36,8 +36,11 @@ export interface ReproduceJob {
   environmentOptions: EnvironmentOptions;
   /** The simulated policy's settings over its defaults ({} for the defaults). */
   sim: Partial<SimulatedPolicyConfig>;
-  /** Harness-s main runs: a rescue study of the trained run, with this many H0 groups per task and step. */
-  rescueStudy?: { reps: number };
+  /**
+   * Harness-s main runs: a rescue study of the trained run, with this many H0 groups per task and
+   * step, at these steps (default: first, middle and last).
+   */
+  rescueStudy?: { reps: number; steps?: number[] };
   /**
    * The record a continued reproduction saved for this run. When the run is found finished with the
    * same summary, its evaluations after training are kept instead of made again.
@@ -139,7 +142,7 @@ export async function runJob(
     if (job.method === 'harness-s' && job.rescueStudy)
       return {
         ...earlier,
-        rescueStudy: await studyJobRun(job, job.rescueStudy.reps, resources, record.runDir, onStep),
+        rescueStudy: await studyJobRun(job, job.rescueStudy, resources, record.runDir, onStep),
       };
     return earlier;
   }
@@ -190,8 +193,7 @@ export async function runJob(
       before: await h0TopShare(initialProfiles, splits.test),
       after: await h0TopShare(finalProfiles, splits.test),
     };
-    if (job.rescueStudy)
-      record.rescueStudy = await studyJobRun(job, job.rescueStudy.reps, resources, record.runDir, onStep);
+    if (job.rescueStudy) record.rescueStudy = await studyJobRun(job, job.rescueStudy, resources, record.runDir, onStep);
   }
   return record;
 }
@@ -203,20 +205,20 @@ function sameTraining(earlier: ResultRecord, record: ResultRecord): boolean {
 }
 
 /**
- * The rescue study of a harness-s main run at its first, middle and last step, written to the
+ * The rescue study of a harness-s main run (by default at its first, middle and last step), written to the
  * run's rescue-study.json. A study already there with the same settings (a continued
  * reproduction) is read instead of run again.
  */
 async function studyJobRun(
   job: ReproduceJob,
-  reps: number,
+  { reps, steps: asked }: { reps: number; steps?: number[] },
   resources: EnvironmentResources,
   runDir: string,
   onStep?: (label: string) => void,
 ): Promise<RescueStudySummary> {
   const run = await readStudiedRun(join(job.root, runDir));
   const path = join(run.dir, rescueStudyFile);
-  const steps = defaultStudySteps(run.snapshots);
+  const steps = asked ?? defaultStudySteps(run.snapshots);
   const profiles = join(initialProfilesDirOf(job.root, job.env), 'profiles.json');
   const settings = {
     reps,
