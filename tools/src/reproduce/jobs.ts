@@ -205,9 +205,9 @@ function sameTraining(earlier: ResultRecord, record: ResultRecord): boolean {
 }
 
 /**
- * The rescue study of a harness-s main run (by default at its first, middle and last step), written to the
- * run's rescue-study.json. A study already there with the same settings (a continued
- * reproduction) is read instead of run again.
+ * The rescue study of a harness-s main run (by default at its first, middle and last step),
+ * written to the run's rescue-study.json. A study already there with the same settings (a
+ * continued reproduction) is read instead of run again.
  */
 async function studyJobRun(
   job: ReproduceJob,
