@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { writeJsonAtomic } from '@harness-s/core';
 import { SimulatedPolicy } from '@harness-s/policy';
 import { describe, expect, it } from 'vitest';
+import { refuseOtherSettings } from '../reproduce/continuation.js';
 import { budgetFor } from '../reproduce/settings.js';
-import { refuseOtherSettings, runReproduce } from './reproduce.js';
+import { runReproduce } from './reproduce.js';
 
 describe('harness-s reproduce, continued in its folder', () => {
   async function startedWith(quick: boolean): Promise<string> {

@@ -2,25 +2,20 @@ import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, type Harness, readJson, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, type Harness, writeJsonAtomic } from '@harness-s/core';
 import { parseDatabaseUrl } from '@harness-s/env-dbbench';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
-import { jsonDifferences } from '../json-differences.js';
-import {
-  policyFromDescription,
-  type SimulatedSettingsFlags,
-  simulatedSettings,
-  simulatedSettingsText,
-} from '../policies.js';
+import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
+import { recordKey, refuseOtherSettings, reproduceRuns, savedRecords } from '../reproduce/continuation.js';
 import { createJobPool } from '../reproduce/job-pool.js';
 import { initialProfilesDirOf, poolDirOf, type ReproduceJob } from '../reproduce/jobs.js';
-import { type ResultRecord, Results } from '../reproduce/results.js';
+import type { ResultRecord, Results } from '../reproduce/results.js';
 import {
   ablations,
   budgetFor,
@@ -141,76 +136,6 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
   } finally {
     await environment.close();
   }
-}
-
-/**
- * A reproduction continued in its folder must run as it started: records trained with other
- * budgets or another simulated policy would be averaged with the new ones into one table. Refuses,
- * naming the first setting that differs, when the folder's config.json says otherwise.
- */
-export async function refuseOtherSettings(
-  root: string,
-  settings: { budgets: unknown; policy: unknown },
-): Promise<void> {
-  const path = join(root, 'config.json');
-  if (!existsSync(path)) return;
-  const earlier = { ...((await readJson(path)) as Record<string, unknown>) };
-  // A folder written before a setting existed holds no value for it: read with the policy's
-  // defaults for missing fields, as its checkpoints are.
-  if (earlier['policy'] && typeof earlier['policy'] === 'object') {
-    try {
-      earlier['policy'] = policyFromDescription(earlier['policy'] as Record<string, unknown>).describe();
-    } catch {
-      // Not a description the policy reads: compared as it is.
-    }
-  }
-  // Budgets are compared for the environments both runs have: a continued run may add one.
-  const earlierBudgets = earlier['budgets'];
-  if (
-    earlierBudgets &&
-    typeof earlierBudgets === 'object' &&
-    settings.budgets &&
-    typeof settings.budgets === 'object'
-  ) {
-    const now = settings.budgets as Record<string, unknown>;
-    earlier['budgets'] = Object.fromEntries(Object.entries(earlierBudgets).filter(([env]) => env in now));
-    settings = {
-      ...settings,
-      budgets: Object.fromEntries(Object.entries(now).filter(([env]) => env in earlierBudgets)),
-    };
-  }
-  for (const [key, value] of Object.entries(settings)) {
-    const [first] = earlier[key] === undefined ? [] : jsonDifferences(earlier[key], value, key);
-    if (first) {
-      const shown = (side: unknown) => JSON.stringify(side) ?? 'absent';
-      const difference = `${first.path}: ${shown(first.before)} then, ${shown(first.now)} now`;
-      throw new ConfigError(
-        `${root} was started with other ${key === 'policy' ? 'simulated policy settings' : 'budgets (--quick)'} ` +
-          `(${path}): ${difference}; continue it with the flags it started with, or use another --out`,
-        { code: 'bad-flag' },
-      );
-    }
-  }
-}
-
-/** Which run a record is of. */
-const recordKey = (run: { env: string; method: string; variant: string; seed: number }) =>
-  `${run.env}/${run.variant}/${run.method}/seed-${run.seed}`;
-
-/** Every training run of a reproduction, in table order: per environment and seed, the methods, then the ablations. */
-const reproduceRuns = (envs: readonly string[], seeds: readonly number[]) =>
-  envs.flatMap((env) =>
-    seeds.flatMap((seed) => [
-      ...reproduceMethods.map((method) => ({ env, seed, method, variant: 'main' as const })),
-      ...ablations.map((variant) => ({ env, seed, method: 'harness-s' as const, variant })),
-    ]),
-  );
-
-/** The records a reproduction's folder has saved, by run; none when it has none or they do not read. */
-async function savedRecords(root: string): Promise<Map<string, ResultRecord>> {
-  const path = join(root, 'results.json');
-  const parsed = existsSync(path) ? Results.safeParse(await readJson(path).catch(() => null)) : undefined;
-  return new Map((parsed?.data?.records ?? []).map((record) => [recordKey(record), record]));
 }
 
 /**
