@@ -143,6 +143,22 @@ describe('SandboxPool', () => {
     await expect(making).rejects.toThrow(/closed while a sandbox was being made/);
   });
 
+  it('waits, when destroyed, for a sandbox whose release (its reset) its caller did not wait for', async () => {
+    const provider = fakeProvider();
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });
+    const sandbox = (await pool.acquire('img', workspace('a'))) as FakeSandbox;
+    let finish = () => {};
+    sandbox.reset = () =>
+      new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+    // An interrupted episode drops its sandbox: the release runs on, unwatched.
+    void pool.release(sandbox);
+    await destroyAllWaitsFor(pool, () => finish());
+    expect(sandbox.destroyed).toBe(true);
+    expect({ inUse: pool.inUse, idle: pool.idleCount }).toEqual({ inUse: 0, idle: 0 });
+  });
+
   it('destroys a sandbox whose reset fails instead of reusing it', async () => {
     const provider = fakeProvider();
     const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });

@@ -41,6 +41,8 @@ export class SandboxPool {
    * sandbox, but the container is made all the same and must not outlive the pool.
    */
   private readonly making = new Set<Promise<SweSandbox>>();
+  /** Releases under way (a reset in flight), awaited by destroyAll. */
+  private readonly releasing = new Set<Promise<void>>();
   readonly stats: PoolStats = { created: 0, reused: 0, retargeted: 0, destroyed: 0, resetFailures: 0 };
 
   constructor(private readonly options: SandboxPoolOptions) {}
@@ -123,9 +125,19 @@ export class SandboxPool {
     this.busy.add(sandbox);
   }
 
-  /** Returns a sandbox: reset and kept warm, or destroyed (no reuse, a failed reset, too many idle). */
-  async release(sandbox: SweSandbox): Promise<void> {
-    if (!this.busy.delete(sandbox)) return;
+  /**
+   * Returns a sandbox: reset and kept warm, or destroyed (no reuse, a failed reset, too many idle).
+   * Until that is done the sandbox is neither idle nor busy, so destroyAll waits for it.
+   */
+  release(sandbox: SweSandbox): Promise<void> {
+    if (!this.busy.delete(sandbox)) return Promise.resolve();
+    const done = this.settle(sandbox);
+    this.releasing.add(done);
+    void done.finally(() => this.releasing.delete(done));
+    return done;
+  }
+
+  private async settle(sandbox: SweSandbox): Promise<void> {
     if (!this.options.reuse || this.closed) {
       await this.discard(sandbox);
       return;
@@ -171,7 +183,7 @@ export class SandboxPool {
   /**
    * Destroys every sandbox, idle or in use, and closes the pool: a sandbox still being made or
    * reset when this runs is destroyed as soon as that finishes, instead of being kept, and this
-   * waits for the sandboxes being made.
+   * waits for those too, so that no container outlives it.
    */
   async destroyAll(): Promise<void> {
     this.closed = true;
@@ -180,6 +192,7 @@ export class SandboxPool {
     this.busy.clear();
     await Promise.all(all.map((sandbox) => this.discard(sandbox)));
     await Promise.allSettled([...this.making]);
+    await Promise.allSettled([...this.releasing]);
     await Promise.all([...this.discarding]);
   }
 }
