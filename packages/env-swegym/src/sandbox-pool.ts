@@ -133,7 +133,8 @@ export class SandboxPool {
     if (!this.busy.delete(sandbox)) return Promise.resolve();
     const done = this.settle(sandbox);
     this.releasing.add(done);
-    void done.finally(() => this.releasing.delete(done));
+    const forget = () => this.releasing.delete(done);
+    void done.then(forget, forget);
     return done;
   }
 
