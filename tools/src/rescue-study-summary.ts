@@ -143,14 +143,19 @@ export function poolRescueStudies(
   }));
 }
 
+/** The two rescue shapes a study compares for rescue width m: m x 1 and m/2 x 2. */
+export function studyShapes(m: number): { full: string; half: string } {
+  return { full: `${m}x1`, half: `${Math.max(1, Math.floor(m / 2))}x2` };
+}
+
 /** Column headings of the pooled study's arms, in table order, for rescue width m. */
 export function studyArmHeadings(m: number): Array<[RescueArm, string]> {
-  const half = Math.max(1, Math.floor(m / 2));
+  const { full, half } = studyShapes(m);
   return [
-    ['adaptive', `adaptive ${m}x1`],
-    ['fixed', `fixed ${m}x1`],
-    ['adaptive-half', `adaptive ${half}x2`],
-    ['random', `random ${m}x1`],
+    ['adaptive', `adaptive ${full}`],
+    ['fixed', `fixed ${full}`],
+    ['adaptive-half', `adaptive ${half}`],
+    ['random', `random ${full}`],
     ['h0-resample', `H0 x${m}`],
     ['ceiling', 'any variant'],
   ];

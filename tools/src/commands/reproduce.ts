@@ -183,14 +183,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
-  const studyReps =
-    flags.rescueStudy === undefined || flags.rescueStudy === false
-      ? flags.studySteps
-        ? defaultStudyReps
-        : undefined
-      : flags.rescueStudy === true
-        ? defaultStudyReps
-        : flags.rescueStudy;
+  // --study-steps alone asks for a study; --rescue-study without a number takes the default reps.
+  const asked = flags.rescueStudy ?? (flags.studySteps ? true : undefined);
+  const studyReps = asked === true ? defaultStudyReps : asked === false ? undefined : asked;
   if (studyReps !== undefined && !(Number.isInteger(studyReps) && studyReps >= 1))
     throw new ConfigError(`--rescue-study must be an integer >= 1, got ${studyReps}`, { code: 'bad-flag' });
   const budgets = Object.fromEntries(envs.map((env) => [env, budgetFor(env, quick)]));

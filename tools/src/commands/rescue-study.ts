@@ -22,7 +22,7 @@ import { createEnvironment, type EnvironmentOptions, environmentOptions } from '
 import { percent, renderTable } from '../format.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
-import { pairedText, studyArmHeadings } from '../rescue-study-summary.js';
+import { pairedText, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
 
 /** How a run is studied. */
@@ -327,7 +327,7 @@ export function formatRescueStudy(result: RescueStudyResult): string {
     `${pairedText(stage.adaptiveVsFixed)} (sets differ ${stage.adaptiveVsFixed.differentSets})`,
     pairedText(stage.fullVsHalf),
   ]);
-  const [full, half] = [arms[0]?.[1] ?? '', arms[2]?.[1] ?? ''].map((heading) => heading.replace('adaptive ', ''));
+  const { full, half } = studyShapes(result.variants);
   return [
     `Rescue success on all-failed H0 groups (${result.env}, K = ${result.k}, ${result.reps} groups per task, same attempts for every arm)`,
     renderTable(

@@ -1,4 +1,4 @@
-import { pairedText, poolRescueStudies, studyArmHeadings } from '../rescue-study-summary.js';
+import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { escapeHtml } from './html.js';
 import { methodColor, sortMethods, sortVariants, variantLabels } from './palette.js';
 import type { ReportPoolSummary, ReportRecord, RunFolder } from './run-folder.js';
@@ -155,9 +155,9 @@ export function rank1Table(records: readonly ReportRecord[]): string {
 export function rescueStudyTable(records: readonly ReportRecord[]): string {
   const studies = poolRescueStudies(records.filter((record) => record.variant === 'main'));
   if (studies.length === 0) return '';
-  const arms = studyArmHeadings(studies[0]?.variants ?? 2);
-  const full = arms[0]?.[1].replace('adaptive ', '') ?? '';
-  const half = arms[2]?.[1].replace('adaptive ', '') ?? '';
+  const m = studies[0]?.variants ?? 2;
+  const arms = studyArmHeadings(m);
+  const { full, half } = studyShapes(m);
   const rows = unique(studies.map((study) => study.env)).flatMap((env) =>
     withEnvironmentCell(
       env,

@@ -1,5 +1,5 @@
 import { renderTable } from '../format.js';
-import { pairedText, poolRescueStudies, studyArmHeadings } from '../rescue-study-summary.js';
+import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { mean, type ResultRecord, spread } from './results.js';
 import { ablations, breadthAblationShape, reproduceMethods } from './settings.js';
 
@@ -119,7 +119,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
           'all-failed',
           ...arms.map(([, heading]) => heading),
           'adaptive vs fixed',
-          `${arms[0]?.[1].replace('adaptive ', '')} vs ${arms[2]?.[1].replace('adaptive ', '')}`,
+          `${studyShapes(m).full} vs ${studyShapes(m).half}`,
         ],
         studies.map((study) => [
           study.env,
