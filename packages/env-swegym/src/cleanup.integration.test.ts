@@ -13,14 +13,25 @@ const enabled = await dockerTestsEnabled();
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 // One process each (no tsx wrapper in between), so the pid we signal is the one owning containers.
 const node = (args: string[]) => [...['--import', 'tsx', '--conditions=source'], ...args];
-const spawnNode = (args: string[], stdio: 'pipe' | 'ignore') =>
-  spawn(process.execPath, node(args), { cwd: root, stdio: ['ignore', stdio, 'inherit'] });
+const spawnNode = (args: string[], stdio: 'pipe' | 'ignore', stderr: 'pipe' | 'inherit' = 'inherit') =>
+  spawn(process.execPath, node(args), { cwd: root, stdio: ['ignore', stdio, stderr] });
 const docker = defaultDockerClient();
 
 /** Ids of the SWE-Gym containers matching a label filter. */
 async function containers(label: string): Promise<string[]> {
   const found = await docker.listContainers({ all: true, filters: { label: [label] } });
   return found.map((container) => container.Id);
+}
+
+/** What is known of the SWE-Gym containers matching a label filter: id, state and labels. */
+async function describeContainers(label: string): Promise<string> {
+  const found = await docker.listContainers({ all: true, filters: { label: [label] } });
+  return found
+    .map(
+      (container) =>
+        `${container.Id.slice(0, 12)} ${container.State} (${container.Status}) ${JSON.stringify(container.Labels)}`,
+    )
+    .join('\n');
 }
 
 /** Resolves with the child's stdout once `pattern` appears in it. */
@@ -43,7 +54,9 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
 }
 
 const exited = (child: ChildProcess): Promise<number | null> =>
-  new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
+  new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', resolve),
+  );
 
 /** Polls until `check` holds or the time is up. */
 async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -86,39 +99,53 @@ describe.runIf(enabled)('no container outlives its run', () => {
     }
   }, 240_000);
 
-  it('removes its containers when an eval is interrupted with SIGINT', async () => {
+  /**
+   * Runs a command on Docker sandboxes, interrupts it once its containers are up (the signal sent
+   * again 200 ms later, as a wrapper such as npm relays a Ctrl-C), and checks that it stopped cleanly,
+   * saying how to continue, with no container left.
+   */
+  async function interrupt(command: (out: string) => string[], continueWith: RegExp): Promise<void> {
     const out = await mkdtemp(join(tmpdir(), 'swegym-sigint-'));
-    const evaluation = spawnNode(
-      [
-        join(root, 'tools/src/cli.ts'),
-        'eval',
-        '--env',
-        'swegym',
-        '--sandbox',
-        'docker',
-        '--policy',
-        'oracle',
-        '--split',
-        'dev',
-        '--k',
-        '2',
-        '--concurrency',
-        '2',
-        '--out',
-        join(out, 'run'),
-        '--quiet',
-      ],
-      'ignore',
-    );
+    const child = spawnNode([join(root, 'tools/src/cli.ts'), ...command(join(out, 'run'))], 'ignore', 'pipe');
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     try {
-      const owner = `${sandboxLabels.ownerPid}=${evaluation.pid}`;
+      const owner = `${sandboxLabels.ownerPid}=${child.pid}`;
       expect(await eventually(async () => (await containers(owner)).length > 0, 120_000)).toBe(true);
-      evaluation.kill('SIGINT');
-      await exited(evaluation);
-      expect(await containers(owner)).toEqual([]);
+      child.kill('SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      child.kill('SIGINT');
+      const code = await exited(child);
+      const left = await describeContainers(owner);
+      const ending = `exit code ${code}, signal ${child.signalCode}`;
+      expect(left, `containers left (${ending}):\n${left}\nstderr:\n${stderr}`).toBe('');
+      expect(stderr, ending).toMatch(continueWith);
+      expect(code).toBe(2);
     } finally {
-      evaluation.kill('SIGKILL');
+      child.kill('SIGKILL');
       await rm(out, { recursive: true, force: true });
     }
+  }
+
+  it('removes its containers when an eval is interrupted with SIGINT', async () => {
+    await interrupt(
+      (out) => [
+        ...['eval', '--env', 'swegym', '--sandbox', 'docker', '--policy', 'oracle', '--split', 'dev'],
+        ...['--k', '2', '--concurrency', '2', '--out', out, '--quiet'],
+      ],
+      /harness-s: error: interrupted; .* continue with --resume /,
+    );
+  }, 240_000);
+
+  it('removes its containers when a training run is interrupted with SIGINT', async () => {
+    await interrupt(
+      (out) => [
+        ...['train', '--env', 'swegym', '--sandbox', 'docker', '--method', 'grpo', '--steps', '2'],
+        ...['--batch-size', '2', '--k', '2', '--concurrency', '2', '--out', out, '--quiet'],
+      ],
+      /harness-s: error: interrupted; the run continues from its last checkpoint with --resume /,
+    );
   }, 240_000);
 });

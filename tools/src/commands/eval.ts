@@ -12,6 +12,7 @@ import {
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createEnvironment, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
+import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress } from '../progress.js';
 import { rank1Routing } from '../routing.js';
@@ -70,6 +71,7 @@ const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').s
 export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
   const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
     const policy = await policyFromFlags(flags);
@@ -115,10 +117,6 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
         (resumeFrom.length ? `, resuming with ${resumeFrom.length} recorded` : ''),
     );
     const progress = flags.quiet ? undefined : createProgress('eval', taskSet.tasks.length * flags.k);
-    const controller = new AbortController();
-    const onSignal = () => controller.abort(new Error('interrupted'));
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
     let summary: EvalSummary;
     try {
       ({ summary } = await evaluate({
@@ -134,7 +132,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
         runId,
         store,
         resumeFrom,
-        signal: controller.signal,
+        signal: interrupts.signal,
         onProgress: (event) =>
           progress?.update(
             event.completed,
@@ -142,7 +140,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
           ),
       }));
     } catch (error) {
-      if (controller.signal.aborted) {
+      if (interrupts.signal.aborted) {
         throw new ConfigError(`interrupted; finished attempts are kept in ${dir}; continue with --resume ${dir}`, {
           code: 'interrupted',
         });
@@ -150,14 +148,13 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
       throw error;
     } finally {
       progress?.stop();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       await store.close();
     }
     process.stdout.write(`${formatSummary(summary)}\nRun folder: ${dir}\n`);
     return summary;
   } finally {
     await environment.close();
+    interrupts.release();
   }
 }
 

@@ -15,6 +15,7 @@ import {
 import { createOpenAIPolicy } from '@harness-s/policy';
 import { createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
+import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress, type Progress } from '../progress.js';
 import { loadTaskSplits } from '../task-splits.js';
@@ -71,6 +72,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
     throw new ConfigError('--analyser-url and --analyser-model go together', { code: 'bad-flag' });
   }
   const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
@@ -93,10 +95,6 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
         `k=${flags.k} paired attempts, solved = ${flags.solved}, analyser ${analyser?.id ?? 'built-in'}; pool in ${out}`,
     );
 
-    const controller = new AbortController();
-    const onSignal = () => controller.abort(new Error('interrupted'));
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
     let progress: Progress | undefined;
     let evaluated = 0;
     const onEvent = (event: EvolveEvent) => {
@@ -149,10 +147,10 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
         ...(analyser ? { analyser } : {}),
         ...(proposer ? { proposer } : {}),
         onEvent,
-        signal: controller.signal,
+        signal: interrupts.signal,
       });
     } catch (error) {
-      if (controller.signal.aborted) {
+      if (interrupts.signal.aborted) {
         throw new ConfigError(`interrupted; finished work is kept in ${out}; run the same command again to resume`, {
           code: 'interrupted',
         });
@@ -160,14 +158,13 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
       throw error;
     } finally {
       progress?.stop();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
     }
     log(`${evaluated} harnesses evaluated in this run`);
     if (flags.printSummary !== false) process.stdout.write(`${formatPoolSummary(summary)}\nPool folder: ${out}\n`);
     return summary;
   } finally {
     await environment.close();
+    interrupts.release();
   }
 }
 

@@ -6,6 +6,7 @@ import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl }
 import { AdaptiveRouter, readProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
+import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
 import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
@@ -61,6 +62,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
@@ -108,6 +110,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
         (simulatedSettingsText(sim) ? `; simulated policy: ${simulatedSettingsText(sim)}` : ''),
     );
     const summary = await train({
+      signal: interrupts.signal,
       config: {
         method: flags.method as TrainMethod,
         steps: flags.steps,
@@ -152,6 +155,11 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
           );
         }
       },
+    }).catch((error: unknown) => {
+      if (!interrupts.signal.aborted) throw error;
+      throw new ConfigError(`interrupted; the run continues from its last checkpoint with --resume ${dir}`, {
+        code: 'interrupted',
+      });
     });
     process.stdout.write(
       `\n${renderTable(
@@ -184,5 +192,6 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
     // The run's queue is removed from Redis at the end; a failure to do so must not hide the run's own error.
     await runner?.close().catch((error) => process.stderr.write(`queue: could not remove the run's queue: ${error}\n`));
     await environment.close();
+    interrupts.release();
   }
 }
