@@ -154,6 +154,7 @@ export class AdaptiveRouter implements RescueRouter {
       seed: context.seed + context.step,
       concurrency: context.concurrency,
       step: context.step - 1,
+      ...(context.signal ? { signal: context.signal } : {}),
     });
     const profiles = this.profiles ? carryOverProfiles(this.profiles, fresh, this.carryOver) : fresh;
     this.profiles = this.options.summarize ? await this.options.summarize(profiles) : profiles;

@@ -240,6 +240,8 @@ export interface BuildProfilesOptions<T extends Task> {
   step?: number;
   /** Called as each harness finishes, for progress. */
   onHarness?: (harnessId: string, done: number, total: number) => void;
+  /** Stops the profiling (its attempts end as interrupted, and it rejects). */
+  signal?: AbortSignal;
 }
 
 const outcomesOf = (perTask: readonly TaskResult[]): Record<string, TaskOutcome> =>
@@ -265,6 +267,7 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
       pairedSeeds: true,
       concurrency: options.concurrency,
       runId: `profile-${harness.spec.id}`,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     done += 1;
     options.onHarness?.(harness.spec.id, done, harnesses.length);

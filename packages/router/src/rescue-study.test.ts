@@ -126,3 +126,22 @@ describe('a rescue study of one stage', () => {
     expect(stage.arms.random.rate).toBeCloseTo(2 / 3, 12);
   });
 });
+
+describe('an interrupted study', () => {
+  it('stops at the signal: re-anchoring or drawing groups, it rejects instead of going on', async () => {
+    for (const at of ['anchor', 'groups'] as const) {
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const studied = study(['good-2', 'alt-2'], policyAt('v2'), 6, {
+        signal: controller.signal,
+        onProgress: (phase) => {
+          seen.push(phase);
+          if (phase === at) controller.abort(new Error('interrupted by SIGINT'));
+        },
+      });
+      await expect(studied).rejects.toThrow(/interrupted/);
+      // Nothing after the phase it was interrupted in.
+      expect(seen.every((phase) => phase === at || (at === 'groups' && phase === 'anchor'))).toBe(true);
+    }
+  });
+});

@@ -58,6 +58,8 @@ export interface RescueStudyOptions<T extends Task> {
   decay?: number;
   concurrency: number;
   maxInfraRetries?: number;
+  /** Stops the study (its attempts end as interrupted, and it rejects). */
+  signal?: AbortSignal;
   /** Told what the study is doing: anchoring, H0 groups, rescue attempts (done of total). */
   onProgress?: (phase: 'anchor' | 'groups' | 'rescue', done: number, total: number) => void;
 }
@@ -133,6 +135,7 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
         runId: `rescue-study-${step}`,
         attempt: index,
         seed: deriveSeed(seed, step, task.id, ...parts),
+        ...(options.signal ? { signal: options.signal } : {}),
       },
       options.maxInfraRetries === undefined ? {} : { maxInfraRetries: options.maxInfraRetries },
     );
@@ -151,6 +154,7 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
       concurrency,
       step,
       onHarness: (_id, done, total) => options.onProgress?.('anchor', done, total),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     adaptiveProfiles = carryOverProfiles(options.initialProfiles, fresh, options.carryOver ?? 0.5);
   }

@@ -147,6 +147,12 @@ describe('rankers and the adaptive router', () => {
       restored.restore(router.state());
       expect(restored.currentProfiles?.anchoredAtStep).toBe(anchors.at(-1));
     }
+    // An interrupted run stops re-anchoring at its signal, and the router keeps its last profiles.
+    const router = new AdaptiveRouter({ mode: 'adaptive', reanchorEvery: 1 });
+    await router.beforeStep(context(1));
+    const interrupted = AbortSignal.abort(new Error('interrupted by SIGINT'));
+    await expect(router.beforeStep({ ...context(2), signal: interrupted })).rejects.toThrow(/interrupted/);
+    expect(router.currentProfiles?.anchoredAtStep).toBe(0);
   });
 });
 

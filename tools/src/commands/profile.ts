@@ -4,6 +4,7 @@ import { resolveHarness } from '@harness-s/harness-dsh';
 import { buildProfiles, type ProfileSet, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
+import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer } from '../llm.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
@@ -28,6 +29,7 @@ export interface ProfileFlags extends EnvironmentOptions, SimulatedSettingsFlags
 /** `harness-s profile`: behaviour profiles of H0 and every pool variant on the validation split. */
 export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
   const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
     const pool = await loadPoolHarnesses(flags.pool, flags.env);
@@ -50,6 +52,12 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
       seed: flags.seed,
       concurrency: flags.concurrency,
       onHarness: (id, done, total) => log(`profiled ${id} (${done}/${total})`),
+      signal: interrupts.signal,
+    }).catch((error: unknown) => {
+      if (!interrupts.signal.aborted) throw error;
+      throw new ConfigError('interrupted; no profiles were written; run the same command again', {
+        code: 'interrupted',
+      });
     });
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     if (summarize) log(`Writing summaries with ${flags.summarizer}`);
@@ -71,5 +79,6 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
     return profiles;
   } finally {
     await environment.close();
+    interrupts.release();
   }
 }

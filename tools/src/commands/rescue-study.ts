@@ -20,6 +20,7 @@ import { buildProfiles, type ProfileSet, type RescueStudyStage, readProfiles, st
 import { z } from 'zod';
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
+import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { pairedText, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
@@ -155,6 +156,8 @@ export interface StudyTrainingRunOptions extends StudySettings {
   onProgress?: (step: number, phase: 'anchor' | 'groups' | 'rescue', done: number, total: number) => void;
   /** Told when a step is studied. */
   onStage?: (stage: RescueStudyStage) => void;
+  /** Stops the study. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -205,6 +208,7 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
       k: options.profileK,
       seed: deriveSeed(seed, 'anchor', 0),
       concurrency: options.concurrency,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   }
   log(
@@ -230,6 +234,7 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
       profileK: options.profileK,
       concurrency: options.concurrency,
       onProgress: (phase, done, total) => options.onProgress?.(step, phase, done, total),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     stages.push(stage);
     options.onStage?.(stage);
@@ -261,6 +266,7 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
 export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStudyResult> {
   const run = await readStudiedRun(flags.run);
   const environment = createEnvironment(run.env, environmentOptions(flags));
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(run.env) });
   try {
     const h0 = await resolveHarness(run.env, run.h0);
     const pool = await loadPoolHarnesses(flags.pool, run.env);
@@ -306,6 +312,11 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
         progress = undefined;
         phase = '';
       },
+      signal: interrupts.signal,
+    }).catch((error: unknown) => {
+      progress?.stop();
+      if (!interrupts.signal.aborted) throw error;
+      throw new ConfigError('interrupted; nothing was written; run the same command again', { code: 'interrupted' });
     });
     const out = resolve(flags.out ?? join(run.dir, rescueStudyFile));
     await writeJsonAtomic(out, result);
@@ -313,6 +324,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
     return result;
   } finally {
     await environment.close?.();
+    interrupts.release();
   }
 }
 

@@ -59,6 +59,8 @@ export interface RouterStepContext<T extends Task = Task> {
   pool: readonly Harness[];
   seed: number;
   concurrency: number;
+  /** The run's interrupt: profiling stops with it. */
+  signal?: AbortSignal;
 }
 
 /**

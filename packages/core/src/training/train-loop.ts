@@ -171,6 +171,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         pool,
         seed: config.seed,
         concurrency: config.concurrency,
+        ...(options.signal ? { signal: options.signal } : {}),
       });
     const batch = batchFor(options.tasks.train, step, config.batchSize, config.seed);
     const policyVersion = trainer.policy.version;
