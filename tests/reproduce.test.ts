@@ -3,7 +3,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAndKill, runCli } from './src/cli-process.js';
+import { runAndInterrupt, runAndKill, runCli } from './src/cli-process.js';
 
 /** Records saved so far in a reproduction's results.json (0 before the first). */
 function savedRecords(resultsFile: string): number {
@@ -108,6 +108,19 @@ describe('harness-s reproduce', () => {
     const resumed = await runCli(again);
     expect(resumed.code).toBe(0);
     expect(await records(killed)).toEqual(expected);
+
+    // Interrupted with Ctrl-C (SIGINT to the process group) after its first saved record: it stops
+    // its running trainings at their next attempt, closes, says how to continue; rerun, the same records.
+    const interrupted = join(base, 'interrupted');
+    const once = [...quick, '--jobs', '2', '--pools', join(parallel, 'pools'), '--out', interrupted, '--no-report'];
+    const stopped = await runAndInterrupt(once, () => savedRecords(join(interrupted, 'results.json')) >= 1);
+    expect(stopped.code, stopped.stderr).toBe(2);
+    expect(stopped.stderr).toMatch(/interrupted; finished runs .* run the same command again to continue/);
+    expect(stopped.afterSignalMs).toBeLessThan(30_000);
+    expect((await records(interrupted)).length).toBeLessThan(expected.length);
+    const continued = await runCli(once);
+    expect(continued.code).toBe(0);
+    expect(await records(interrupted)).toEqual(expected);
   }, 600_000);
 
   it('refuses, before any work, a --pools folder that lacks an environment and a shared PGlite folder', async () => {

@@ -55,3 +55,45 @@ export function runAndKill(args: string[], ready: () => boolean, timeoutMs = 180
     );
   });
 }
+
+/**
+ * Starts the CLI in its own process group and, once `ready()` holds, sends SIGINT to the whole
+ * group, as Ctrl-C in a terminal does (tsx relays it to the CLI as well, so the CLI gets it twice).
+ * Resolves with how the run ended and how long after the signal. Rejects when it ends first.
+ */
+export function runAndInterrupt(
+  args: string[],
+  ready: () => boolean,
+  timeoutMs = 180_000,
+): Promise<CliRun & { afterSignalMs: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [...cli, ...args], {
+      cwd: repositoryRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    let sentAt: number | undefined;
+    const deadline = Date.now() + timeoutMs;
+    const timer = setInterval(() => {
+      if (ready() || Date.now() > deadline) {
+        clearInterval(timer);
+        sentAt = Date.now();
+        process.kill(-(child.pid as number), 'SIGINT');
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      if (sentAt === undefined) reject(new Error(`the run ended by itself (${code}): ${stderr}`));
+      else resolve({ code, stdout, stderr, afterSignalMs: Date.now() - sentAt });
+    });
+  });
+}

@@ -9,6 +9,7 @@ import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
+import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
@@ -70,6 +71,7 @@ interface PrepareOptions {
   /** The simulated policy's settings over its defaults. */
   sim: Partial<SimulatedPolicyConfig>;
   log: (line: string) => void;
+  signal: AbortSignal;
 }
 
 /**
@@ -130,6 +132,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
       k: budget.profileK,
       seed: 0,
       concurrency: options.concurrency,
+      signal: options.signal,
     });
     await writeProfiles(profilesDir, profiles);
     log(`${env}: pool of ${pool.length} variants; profiles anchored on the initial policy`);
@@ -256,6 +259,10 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   };
   const pool = createJobPool(jobs, onStep);
   const running: Array<Promise<void>> = [];
+  const interrupts = listenForInterrupts({
+    leftovers: envs.map(leftoversOf).filter(Boolean).join('; ') || undefined,
+  });
+  interrupts.signal.addEventListener('abort', () => pool.interrupt(), { once: true });
   try {
     for (const env of envs) {
       const budget = budgetFor(env, quick);
@@ -267,6 +274,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         environmentOptions: where,
         sim,
         log,
+        signal: interrupts.signal,
         ...(flags.pools ? { pools: flags.pools } : {}),
       });
       for (const { seed, method, variant } of runs.filter((run) => run.env === env)) {
@@ -296,11 +304,20 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
       }
     }
     await Promise.all(running);
+  } catch (error) {
+    if (!interrupts.signal.aborted) throw error;
+    throw new ConfigError(
+      `interrupted; finished runs and the checkpoints of the others are kept in ${root}; run the same command again to continue`,
+      { code: 'interrupted' },
+    );
   } finally {
-    // After a failure the rest is abandoned: queued jobs are rejected, running ones stopped.
+    // Interrupted, running jobs stop at their next attempt and close what they opened; after a
+    // failure the rest is abandoned: queued jobs are rejected, running ones stopped.
+    if (interrupts.signal.aborted) await Promise.allSettled(running);
     await pool.close();
     await Promise.allSettled(running);
     progress?.stop();
+    interrupts.release();
   }
   const records = results.filter((record): record is ResultRecord => record !== undefined);
 

@@ -4,7 +4,7 @@ import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 import type { ResultRecord } from './results.js';
 
 /** Main thread to worker. */
-export type JobRequest = { kind: 'run'; id: number; job: ReproduceJob } | { kind: 'close' };
+export type JobRequest = { kind: 'run'; id: number; job: ReproduceJob } | { kind: 'interrupt' } | { kind: 'close' };
 /** Worker to main thread. */
 export type JobReply =
   | { kind: 'step'; label: string }
@@ -22,9 +22,17 @@ export type JobReply =
 export interface JobPool {
   readonly size: number;
   run(job: ReproduceJob): Promise<ResultRecord>;
+  /**
+   * Stops the work (SIGINT): queued jobs are rejected, and running ones stop at their next attempt
+   * and reject, their checkpoints kept; close the pool once they have settled.
+   */
+  interrupt(): void;
   /** Ends the pool: called once every job has settled, or at once to abandon the rest on a failure. */
   close(): Promise<void>;
 }
+
+/** The error of a job stopped by `JobPool.interrupt`. */
+export const interruptedError = () => new Error('interrupted');
 
 /**
  * `size` 1 runs jobs one after another in this thread; more runs each job in one of `size` worker
@@ -40,16 +48,22 @@ class InlinePool implements JobPool {
   private readonly cache = new ResourceCache();
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly interrupts = new AbortController();
 
   constructor(private readonly onStep: (label: string) => void) {}
 
   run(job: ReproduceJob): Promise<ResultRecord> {
     const result = this.tail.then(async () => {
       if (this.closed) throw new Error('the job pool is closed');
-      return runJob(job, await this.cache.get(job), this.onStep);
+      this.interrupts.signal.throwIfAborted();
+      return runJob(job, await this.cache.get(job), this.onStep, this.interrupts.signal);
     });
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  interrupt(): void {
+    this.interrupts.abort(interruptedError());
   }
 
   /** Lets the job in progress finish; the queued ones are rejected. */
@@ -102,6 +116,7 @@ class WorkerPool implements JobPool {
   private readonly queue: Pending[] = [];
   private nextId = 0;
   private broken: Error | undefined;
+  private interrupted = false;
 
   constructor(
     readonly size: number,
@@ -160,12 +175,23 @@ class WorkerPool implements JobPool {
     return slot;
   }
 
-  /** Queued jobs are rejected and busy workers stopped (a stopped run resumes from its checkpoint). */
+  interrupt(): void {
+    this.broken ??= interruptedError();
+    this.interrupted = true;
+    for (const pending of this.queue.splice(0)) pending.reject(this.broken);
+    for (const slot of this.slots) slot.worker.postMessage({ kind: 'interrupt' } satisfies JobRequest);
+  }
+
+  /**
+   * Queued jobs are rejected and busy workers stopped (a stopped run resumes from its checkpoint).
+   * After `interrupt`, busy workers get up to 60 s to stop on their own and close their environments.
+   */
   async close(): Promise<void> {
     this.broken ??= new Error('the job pool is closed');
     for (const pending of this.queue.splice(0)) pending.reject(this.broken);
     await Promise.all(
       this.slots.map(async (slot) => {
+        if (slot.current && this.interrupted) await this.settled(slot, 60_000);
         if (slot.current) await slot.worker.terminate();
         else slot.worker.postMessage({ kind: 'close' } satisfies JobRequest);
         const timer = setTimeout(() => void slot.worker.terminate(), 30_000);
@@ -173,5 +199,13 @@ class WorkerPool implements JobPool {
         clearTimeout(timer);
       }),
     );
+  }
+
+  /** Waits until the slot's job has settled (or the worker exited), at most `ms`. */
+  private async settled(slot: Slot, ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (slot.current && Date.now() < end) {
+      await Promise.race([slot.exited, new Promise((resolve) => setTimeout(resolve, 50))]);
+    }
   }
 }

@@ -117,9 +117,11 @@ export async function runJob(
   job: ReproduceJob,
   resources: EnvironmentResources,
   onStep?: (label: string) => void,
+  signal?: AbortSignal,
 ): Promise<ResultRecord> {
   const { environment, splits, h0, pool, initialProfiles } = resources;
   const { budget, seed, concurrency } = job;
+  const stoppable = signal ? { signal } : {};
   const { record, policy } = await trainOne({
     root: job.root,
     environment,
@@ -134,6 +136,7 @@ export async function runJob(
     variant: job.variant,
     sim: job.sim,
     ...(onStep ? { onStep } : {}),
+    ...stoppable,
   });
   if (job.variant !== 'main') return record;
   const earlier = job.earlier && sameTraining(job.earlier, record) ? job.earlier : undefined;
@@ -142,23 +145,17 @@ export async function runJob(
     if (job.method === 'harness-s' && job.rescueStudy)
       return {
         ...earlier,
-        rescueStudy: await studyJobRun(job, job.rescueStudy, resources, record.runDir, onStep),
+        rescueStudy: await studyJobRun(job, job.rescueStudy, resources, record.runDir, onStep, signal),
       };
     return earlier;
   }
 
+  // The trained policy on the test tasks, under one harness or per-task routing.
+  const evaluateTrained = (harness: Harness, harnessFor?: (task: Task) => Harness) =>
+    evaluateOn({ environment, tasks: splits.test, harness, policy, budget, seed, concurrency, harnessFor, signal });
   const families: NonNullable<ResultRecord['families']> = {};
-  for (const family of familiesOf(job.env)) {
-    families[family] = await evaluateOn(
-      environment,
-      splits.test,
-      await resolveHarness(job.env, family),
-      policy,
-      budget,
-      seed,
-      concurrency,
-    );
-  }
+  for (const family of familiesOf(job.env))
+    families[family] = await evaluateTrained(await resolveHarness(job.env, family));
   if (Object.keys(families).length) record.families = families;
 
   if (job.method === 'harness-s') {
@@ -172,28 +169,21 @@ export async function runJob(
       seed: 0,
       concurrency,
       step: budget.steps,
+      ...stoppable,
     });
     await writeProfiles(join(job.root, 'profiles', job.env, `trained-seed-${seed}`), finalProfiles);
     const router = new AdaptiveRouter({ profiles: finalProfiles, mode: 'fixed' });
     const byId = new Map([h0, ...pool].map((harness) => [harness.spec.id, harness]));
     const choices = new Map<string, string>();
     for (const task of splits.test) choices.set(task.id, await router.topChoice(task));
-    record.rank1H0 = await evaluateOn(environment, splits.test, h0, policy, budget, seed, concurrency);
-    record.rank1 = await evaluateOn(
-      environment,
-      splits.test,
-      h0,
-      policy,
-      budget,
-      seed,
-      concurrency,
-      (task) => byId.get(choices.get(task.id) ?? '') ?? h0,
-    );
+    record.rank1H0 = await evaluateTrained(h0);
+    record.rank1 = await evaluateTrained(h0, (task) => byId.get(choices.get(task.id) ?? '') ?? h0);
     record.h0TopShare = {
       before: await h0TopShare(initialProfiles, splits.test),
       after: await h0TopShare(finalProfiles, splits.test),
     };
-    if (job.rescueStudy) record.rescueStudy = await studyJobRun(job, job.rescueStudy, resources, record.runDir, onStep);
+    if (job.rescueStudy)
+      record.rescueStudy = await studyJobRun(job, job.rescueStudy, resources, record.runDir, onStep, signal);
   }
   return record;
 }
@@ -215,6 +205,7 @@ async function studyJobRun(
   resources: EnvironmentResources,
   runDir: string,
   onStep?: (label: string) => void,
+  signal?: AbortSignal,
 ): Promise<RescueStudySummary> {
   const run = await readStudiedRun(join(job.root, runDir));
   const path = join(run.dir, rescueStudyFile);
@@ -253,6 +244,7 @@ async function studyJobRun(
       profileK: settings.profileK,
       concurrency: job.concurrency,
       onStage: (stage) => onStep?.(label(stage.step)),
+      ...(signal ? { signal } : {}),
     });
     await writeJsonAtomic(path, result);
   }

@@ -4,15 +4,21 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { HarnessError } from '@harness-s/core';
-import type { JobReply, JobRequest } from './job-pool.js';
+import { interruptedError, type JobReply, type JobRequest } from './job-pool.js';
 import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 
 const port = parentPort;
 if (!port) throw new Error('run-worker.ts runs only as a worker thread');
 const cache = new ResourceCache();
 const post = (reply: JobReply) => port.postMessage(reply);
+/** Aborted by an interrupt: the job running stops, and so does any sent after it. */
+const interrupts = new AbortController();
 
 port.on('message', async (request: JobRequest) => {
+  if (request.kind === 'interrupt') {
+    interrupts.abort(interruptedError());
+    return;
+  }
   if (request.kind === 'close') {
     await cache.close();
     port.close();
@@ -20,7 +26,9 @@ port.on('message', async (request: JobRequest) => {
   }
   const job: ReproduceJob = request.job;
   try {
-    const record = await runJob(job, await cache.get(job), (label) => post({ kind: 'step', label }));
+    interrupts.signal.throwIfAborted();
+    const onStep = (label: string) => post({ kind: 'step', label });
+    const record = await runJob(job, await cache.get(job), onStep, interrupts.signal);
     post({ kind: 'done', id: request.id, record });
   } catch (error) {
     const { message, stack } = error as Error;

@@ -36,6 +36,8 @@ export interface TrainOneOptions {
   sim?: Partial<SimulatedPolicyConfig>;
   /** Told after every training step, with what is training (`dbbench harness-s seed 2, fixed-profiles`). */
   onStep?: (label: string) => void;
+  /** Stops the training at its next attempt (its checkpoints kept). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -78,16 +80,18 @@ export async function h0TopShare(profiles: ProfileSet, tasks: readonly Task[]): 
  * seeds do not depend on the harness (paired), so evaluations with the same seed compare harnesses
  * on the same draws: Rank-1 routing against H0, one family against another.
  */
-export async function evaluateOn(
-  environment: Environment,
-  tasks: readonly Task[],
-  harness: Harness,
-  policy: Policy,
-  budget: EnvironmentBudget,
-  seed: number,
-  concurrency: number,
-  harnessFor?: (task: Task) => Harness,
-) {
+export async function evaluateOn(options: {
+  environment: Environment;
+  tasks: readonly Task[];
+  harness: Harness;
+  policy: Policy;
+  budget: EnvironmentBudget;
+  seed: number;
+  concurrency: number;
+  harnessFor?: ((task: Task) => Harness) | undefined;
+  signal?: AbortSignal | undefined;
+}) {
+  const { environment, tasks, harness, harnessFor, policy, budget, seed, concurrency, signal } = options;
   const { summary } = await evaluate({
     environment,
     taskSet: { tasks: [...tasks], unloadable: [] },
@@ -100,6 +104,7 @@ export async function evaluateOn(
     pairedSeeds: true,
     concurrency,
     runId: `reproduce-eval-${harness.spec.id}`,
+    ...(signal ? { signal } : {}),
   });
   return { passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: budget.evalK };
 }
@@ -152,6 +157,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
     const done = await dropAnchorsAfterCheckpoint(dir);
     for (let step = 0; step < done; step += 1) options.onStep?.(`${label}, trained before`);
     summary = await train({
+      ...(options.signal ? { signal: options.signal } : {}),
       config: {
         method,
         steps: budget.steps,
