@@ -78,6 +78,9 @@ describe('harness-s reproduce', () => {
     const studied = await runCli(study);
     expect(studied.code).toBe(0);
     expect(studied.stdout).toContain('Rescue study of the harness-s runs');
+    // The tables show the kept record too, and say so.
+    expect(studied.stdout).toContain('1 record(s) of runs made before, not by this invocation, are in the tables too.');
+    expect(studied.stdout).toMatch(/^elsewhere\b/m);
     const all = (await records(serial)) as Array<Record<string, unknown>>;
     expect(all.at(-1)).toEqual(timeless(foreign));
     const withStudy = all.slice(0, -1);

@@ -2,8 +2,9 @@
  * The `harness-s` command line as a child process, from source (through tsx), for end-to-end tests
  * that run it whole, kill it, and run it again.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root, where the CLI runs. */
@@ -17,20 +18,25 @@ export interface CliRun {
   stderr: string;
 }
 
+/** What a child prints, gathered as it comes. */
+function printed(child: ChildProcessByStdio<null, Readable, Readable>): { stdout: string; stderr: string } {
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => {
+    output.stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output.stderr += chunk;
+  });
+  return output;
+}
+
 /** Runs the CLI to its end; its exit code and what it printed. */
 export function runCli(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(tsx, [...cli, ...args], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
+    const output = printed(child);
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.on('exit', (code) => resolve({ code, ...output }));
   });
 }
 
@@ -72,14 +78,7 @@ export function runAndInterrupt(
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
+    const output = printed(child);
     let sentAt: number | undefined;
     const deadline = Date.now() + timeoutMs;
     const timer = setInterval(() => {
@@ -92,8 +91,8 @@ export function runAndInterrupt(
     child.on('error', reject);
     child.on('exit', (code) => {
       clearInterval(timer);
-      if (sentAt === undefined) reject(new Error(`the run ended by itself (${code}): ${stderr}`));
-      else resolve({ code, stdout, stderr, afterSignalMs: Date.now() - sentAt });
+      if (sentAt === undefined) reject(new Error(`the run ended by itself (${code}): ${output.stderr}`));
+      else resolve({ code, ...output, afterSignalMs: Date.now() - sentAt });
     });
   });
 }

@@ -13,7 +13,13 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
-import { recordKey, refuseOtherSettings, reproduceRuns, savedRecords } from '../reproduce/continuation.js';
+import {
+  joinEarlierScope,
+  recordKey,
+  refuseOtherSettings,
+  reproduceRuns,
+  savedRecords,
+} from '../reproduce/continuation.js';
 import { createJobPool } from '../reproduce/job-pool.js';
 import { initialProfilesDirOf, poolDirOf, type ReproduceJob } from '../reproduce/jobs.js';
 import type { ResultRecord, Results } from '../reproduce/results.js';
@@ -203,22 +209,24 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   const studyAt = flags.studySteps ? [...new Set(flags.studySteps)].sort((a, b) => a - b) : undefined;
   const policy = new SimulatedPolicy(sim).describe();
   await refuseOtherSettings(root, { budgets, policy });
+  const scope = await joinEarlierScope(root, { envs, seeds, budgets, createdAt: new Date().toISOString() });
   await writeJsonAtomic(join(root, 'config.json'), {
     command: 'reproduce',
-    envs,
+    envs: scope.envs,
     methods: reproduceMethods,
     ablations,
-    seeds,
+    seeds: scope.seeds,
     quick,
     jobs,
     ...(flags.pools ? { pools: resolve(flags.pools) } : {}),
     // Where episodes ran; a database URL's credentials stay out of the record.
     ...(where.db ? { db: where.db.replace(/\/\/[^/@]*@/, '//') } : {}),
     ...(where.sandbox ? { sandbox: where.sandbox } : {}),
-    budgets,
+    budgets: scope.budgets,
     policy,
     ...(studyReps ? { rescueStudy: { reps: studyReps, ...(studyAt ? { steps: studyAt } : {}) } } : {}),
-    createdAt: new Date().toISOString(),
+    createdAt: scope.createdAt,
+    ...(scope.continuedAt ? { continuedAt: scope.continuedAt } : {}),
   });
 
   // Progress counts training steps, and each step a rescue study looks at.
@@ -321,8 +329,12 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   }
   const records = results.filter((record): record is ResultRecord => record !== undefined);
 
+  // The tables show the folder's records, as results.json and the report do: earlier ones included.
+  const kept = others.length
+    ? `\n${others.length} record(s) of runs made before, not by this invocation, are in the tables too.`
+    : '';
   process.stdout.write(
-    `\n${formatReproduceTables(records)}\n\nResults: ${join(root, 'results.json')} (${duration(performance.now() - started)})\n`,
+    `\n${formatReproduceTables([...records, ...others])}\n${kept}\nResults: ${join(root, 'results.json')} (${duration(performance.now() - started)})\n`,
   );
   if (flags.report !== false) {
     try {

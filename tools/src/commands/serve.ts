@@ -1,5 +1,6 @@
 import { ConfigError } from '@harness-s/core';
 import { startAppWorldServer } from '@harness-s/env-appworld';
+import { listenForInterrupts } from '../interrupts.js';
 
 export interface ServeFlags {
   port: number;
@@ -16,10 +17,11 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
     throw new ConfigError(`harness-s serve: unknown service '${what}'; available: appworld`, { code: 'bad-flag' });
   const server = await startAppWorldServer({ port: flags.port, host: flags.host });
   process.stderr.write(`AppWorld environment server (embedded world, JavaScript code) listening on ${server.url}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await server.close();
+  const interrupts = listenForInterrupts();
+  try {
+    await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
+    await server.close();
+  } finally {
+    interrupts.release();
+  }
 }

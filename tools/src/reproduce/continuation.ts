@@ -76,3 +76,39 @@ export async function savedRecords(root: string): Promise<Map<string, ResultReco
   const parsed = existsSync(path) ? Results.safeParse(await readJson(path).catch(() => null)) : undefined;
   return new Map((parsed?.data?.records ?? []).map((record) => [recordKey(record), record]));
 }
+
+/** What config.json records of the runs a reproduction covers. */
+export interface ReproduceScope {
+  envs: string[];
+  seeds: number[];
+  budgets: Record<string, unknown>;
+  createdAt: string;
+}
+
+/**
+ * The scope config.json gives a continued reproduction: this invocation's environments, seeds and
+ * budgets joined to those of the earlier ones, whose records results.json keeps (so the report
+ * names every environment it shows, and a later continuation is held to every budget), with the
+ * folder's first creation time and this one as `continuedAt`.
+ */
+export async function joinEarlierScope(
+  root: string,
+  scope: ReproduceScope,
+): Promise<ReproduceScope & { continuedAt?: string }> {
+  const path = join(root, 'config.json');
+  const earlier = existsSync(path)
+    ? ((await readJson(path).catch(() => ({}))) as Partial<Record<keyof ReproduceScope, unknown>>)
+    : {};
+  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item) => typeof item === 'string') : []);
+  const numbers = (value: unknown) => (Array.isArray(value) ? value.filter((item) => typeof item === 'number') : []);
+  const budgets =
+    earlier.budgets && typeof earlier.budgets === 'object' ? (earlier.budgets as Record<string, unknown>) : {};
+  const createdAt = typeof earlier.createdAt === 'string' ? earlier.createdAt : undefined;
+  return {
+    envs: [...new Set([...strings(earlier.envs), ...scope.envs])],
+    seeds: [...new Set([...numbers(earlier.seeds), ...scope.seeds])].sort((a, b) => a - b),
+    budgets: { ...budgets, ...scope.budgets },
+    createdAt: createdAt ?? scope.createdAt,
+    ...(createdAt ? { continuedAt: scope.createdAt } : {}),
+  };
+}
