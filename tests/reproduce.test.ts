@@ -118,7 +118,9 @@ describe('harness-s reproduce', () => {
     const once = [...quick, '--jobs', '2', '--pools', join(parallel, 'pools'), '--out', interrupted, '--no-report'];
     const stopped = await runAndInterrupt(once, () => savedRecords(join(interrupted, 'results.json')) >= 1);
     expect(stopped.code, stopped.stderr).toBe(2);
-    expect(stopped.stderr).toMatch(/interrupted; finished runs .* run the same command again to continue/);
+    expect(stopped.stderr).toMatch(
+      /interrupted; finished runs .* to continue, run reproduce again with the same flags and --out /,
+    );
     expect(stopped.afterSignalMs).toBeLessThan(30_000);
     expect((await records(interrupted)).length).toBeLessThan(expected.length);
     const continued = await runCli(once);

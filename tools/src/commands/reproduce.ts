@@ -315,7 +315,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   } catch (error) {
     if (!interrupts.signal.aborted) throw error;
     throw new ConfigError(
-      `interrupted; finished runs and the checkpoints of the others are kept in ${root}; run the same command again to continue`,
+      `interrupted; finished runs and the checkpoints of the others are kept in ${root}; to continue, run reproduce again with the same flags and --out ${root}`,
       { code: 'interrupted' },
     );
   } finally {
