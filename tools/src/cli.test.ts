@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalSummary, readTrajectories } from '@harness-s/core';
 import { CommanderError } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runCleanup } from './commands/cleanup.js';
 import { runEval } from './commands/eval.js';
 import { runReplay } from './commands/replay.js';
+import { runTrain } from './commands/train.js';
 import { createEnvironment } from './environments.js';
 import { createProgram } from './program.js';
 
@@ -40,6 +41,20 @@ describe('harness-s flags', () => {
     await expect(runEval({ ...base, policy: 'oracle', tasks: ['dev-999'] })).rejects.toThrow(
       /--tasks: no task dev-999/,
     );
+  });
+
+  it('refuses a bad --rescue shape and a method without its pool before any work', async () => {
+    const train = { ...base, method: 'grpo', steps: 1, batchSize: 1, evalK: 1, quiet: false };
+    const written = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await expect(runTrain({ ...train, rescue: '8y1' })).rejects.toThrow(/--rescue must look like 8x1/);
+      await expect(runTrain({ ...train, method: 'harness-s' })).rejects.toThrow(/harness-s needs a sibling pool/);
+      await expect(runTrain({ ...train, method: 'mixture' })).rejects.toThrow(/mixture needs a sibling pool/);
+      // Not a line of training: no tasks loaded, nothing started.
+      expect(written).not.toHaveBeenCalled();
+    } finally {
+      written.mockRestore();
+    }
   });
 });
 

@@ -61,6 +61,10 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
 export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
+  // Flags the loop would refuse are refused before any work.
+  const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
+  if ((flags.method === 'harness-s' || flags.method === 'mixture') && !flags.pool)
+    throw new ConfigError(`method ${flags.method} needs a sibling pool (--pool DIR)`, { code: 'no-pool' });
   const environment = createEnvironment(flags.env, environmentOptions(flags));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
@@ -119,7 +123,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
         seed: flags.seed,
         evalK: flags.evalK,
         concurrency: flags.concurrency,
-        ...(flags.rescue ? { rescue: parseShape(flags.rescue) } : {}),
+        ...(rescue ? { rescue } : {}),
         ...(flags.rescueContext ? { rescueContext: flags.rescueContext as 'variant' | 'h0' } : {}),
         ...(flags.evalEvery ? { evalEvery: flags.evalEvery } : {}),
         ...(flags.mixtureSize ? { mixtureSize: flags.mixtureSize } : {}),
