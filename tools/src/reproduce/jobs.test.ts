@@ -49,4 +49,40 @@ describe('a reproduction job, continued', () => {
     const other = { ...marked, durationMs: record.durationMs + 1 };
     expect(await runJob({ ...job, earlier: other }, resources)).toEqual(record);
   }, 60_000);
+
+  it('stops at its signal with its checkpoints kept, and continued ends as a run never interrupted', async () => {
+    const resources: EnvironmentResources = {
+      environment,
+      splits: await loadTaskSplits(environment),
+      h0: await resolveHarness('dbbench', 'h0'),
+      pool: [],
+      initialProfiles: {} as ProfileSet,
+    };
+    const job = async (): Promise<ReproduceJob> => ({
+      env: 'dbbench',
+      method: 'h0-resample',
+      variant: 'main',
+      seed: 2,
+      root: await mkdtemp(join(tmpdir(), 'reproduce-job-')),
+      budget: { ...budgetFor('dbbench', true), steps: 3, batchSize: 2, k: 2, evalK: 1, evalEvery: 3 },
+      concurrency: 2,
+      environmentOptions: {},
+      sim: {},
+    });
+    const timeless = (record: object) =>
+      JSON.parse(JSON.stringify(record, (key, value) => (/durationMs|seconds/i.test(key) ? undefined : value)));
+
+    const whole = await runJob(await job(), resources);
+    const interrupted = await job();
+    const controller = new AbortController();
+    const steps: string[] = [];
+    const stopAfterOne = (label: string) => {
+      steps.push(label);
+      controller.abort(new Error('interrupted by SIGINT'));
+    };
+    await expect(runJob(interrupted, resources, stopAfterOne, controller.signal)).rejects.toThrow(/interrupted/);
+    expect(steps).toHaveLength(1);
+    const continued = await runJob(interrupted, resources);
+    expect(timeless(continued)).toEqual(timeless(whole));
+  }, 60_000);
 });
