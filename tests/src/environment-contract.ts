@@ -3,6 +3,7 @@ import {
   type Environment,
   type Episode,
   Evaluation,
+  planSkills,
   rightPath,
   type Task,
   ToolSpec,
@@ -27,7 +28,8 @@ export interface EnvironmentContractOptions<T extends Task> {
 /**
  * The contract every environment package runs against itself: loading, opening, stepping, bad
  * actions as observations, evaluation, closing that always releases, an oracle that solves every
- * task, doing nothing that solves none, and concurrent episodes that cannot see each other.
+ * task, doing nothing that solves none, plans that end their episode and name only the
+ * environment's skills, and concurrent episodes that cannot see each other.
  */
 export function defineEnvironmentContract<T extends Task>(options: EnvironmentContractOptions<T>): void {
   describe(`environment contract: ${options.name}`, () => {
@@ -90,29 +92,42 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
     });
 
     it(
-      'solves every task by its oracle plan, and no task by doing nothing or by its empty plan',
+      'solves every task by its oracle plan, and no task by doing nothing or by its empty plan; both plans end the episode',
       async () => {
         const unsolved: string[] = [];
         const solvedByNothing: string[] = [];
+        // A plan must end its episode (else a policy following it has no action left to take), and
+        // its decision points must name the environment's skills (what evolution and profiles know).
+        const unended: string[] = [];
+        const unknownSkills = new Set<string>();
+        const known = new Set(environment.skills.map((skill) => skill.name));
+        const run = async (episode: Episode<T>, plan: readonly Action[], label: string) => {
+          let ended = false;
+          for (const action of plan) {
+            ended = (await episode.step(action)).done;
+            if (ended) break;
+          }
+          if (!ended) unended.push(label);
+          return episode.evaluate();
+        };
         for (const task of sample()) {
-          const actions: Action[] = rightPath(environment.oraclePlan(task).nodes);
-          const oracle = await withEpisode(task, async (episode) => {
-            for (const action of actions) if ((await episode.step(action)).done) break;
-            return episode.evaluate();
-          });
+          const plan = environment.oraclePlan(task);
+          for (const skill of planSkills(plan.nodes)) if (!known.has(skill)) unknownSkills.add(`${task.id}: ${skill}`);
+          const actions: Action[] = rightPath(plan.nodes);
+          const oracle = await withEpisode(task, (episode) => run(episode, actions, task.id));
           expect(Evaluation.safeParse(oracle).success).toBe(true);
           if (!oracle.success || oracle.reward !== 1) unsolved.push(task.id);
           const nothing = await withEpisode(task, (episode) => episode.evaluate());
           if (nothing.success || nothing.reward !== 0) solvedByNothing.push(task.id);
-          const empty = await withEpisode(task, async (episode) => {
-            for (const action of rightPath(environment.emptyPlan(task).nodes))
-              if ((await episode.step(action)).done) break;
-            return episode.evaluate();
-          });
+          const empty = await withEpisode(task, (episode) =>
+            run(episode, rightPath(environment.emptyPlan(task).nodes), `${task.id} (empty plan)`),
+          );
           if (empty.success || empty.reward !== 0) solvedByNothing.push(`${task.id} (empty plan)`);
         }
         expect(unsolved).toEqual([]);
         expect(solvedByNothing).toEqual([]);
+        expect(unended, 'plans whose actions never end the episode').toEqual([]);
+        expect([...unknownSkills], 'decision points naming skills the environment does not list').toEqual([]);
       },
       timeout,
     );
