@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { listenForInterrupts } from './interrupts.js';
 
 const fixture = fileURLToPath(new URL('./__fixtures__/interrupted-command.ts', import.meta.url));
 
@@ -27,6 +28,16 @@ async function printed(child: ChildProcess, output: { stdout: string }, text: st
 }
 
 describe('listenForInterrupts', () => {
+  it('stops listening after closing, even when closing fails', async () => {
+    const before = [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
+    const interrupts = listenForInterrupts();
+    expect(process.listenerCount('SIGINT')).toBe((before[0] ?? 0) + 1);
+    await expect(interrupts.releaseAfter(() => Promise.reject(new Error('cannot remove')))).rejects.toThrow(
+      'cannot remove',
+    );
+    expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual(before);
+  });
+
   it('aborts on the first signal and lets the command close, even when the signal comes again at once', async () => {
     const { child, output, ended } = command(1500);
     await printed(child, output, 'working');

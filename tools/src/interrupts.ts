@@ -4,6 +4,8 @@ export interface Interrupts {
   readonly signal: AbortSignal;
   /** Stops listening: call once the command has closed what it opened. */
   release(): void;
+  /** Runs `close` (what the command opened) still listening, then stops listening, even if it throws. */
+  releaseAfter(close: () => Promise<unknown> | undefined): Promise<void>;
 }
 
 export interface InterruptOptions {
@@ -47,11 +49,19 @@ export function listenForInterrupts(options: InterruptOptions = {}): Interrupts 
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const release = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
   return {
     signal: controller.signal,
-    release() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+    release,
+    async releaseAfter(close) {
+      try {
+        await close();
+      } finally {
+        release();
+      }
     },
   };
 }

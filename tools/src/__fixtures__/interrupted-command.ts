@@ -15,7 +15,8 @@ try {
   clearInterval(work);
   process.stdout.write(`aborted: ${(interrupts.signal.reason as Error).message}\n`);
 } finally {
-  await sleep(closeMs);
-  process.stdout.write('closed\n');
-  interrupts.release();
+  await interrupts.releaseAfter(async () => {
+    await sleep(closeMs);
+    process.stdout.write('closed\n');
+  });
 }

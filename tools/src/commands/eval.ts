@@ -153,8 +153,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
     process.stdout.write(`${formatSummary(summary)}\nRun folder: ${dir}\n`);
     return summary;
   } finally {
-    await environment.close();
-    interrupts.release();
+    await interrupts.releaseAfter(() => environment.close());
   }
 }
 

@@ -163,8 +163,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
     if (flags.printSummary !== false) process.stdout.write(`${formatPoolSummary(summary)}\nPool folder: ${out}\n`);
     return summary;
   } finally {
-    await environment.close();
-    interrupts.release();
+    await interrupts.releaseAfter(() => environment.close());
   }
 }
 

@@ -78,7 +78,6 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
     );
     return profiles;
   } finally {
-    await environment.close();
-    interrupts.release();
+    await interrupts.releaseAfter(() => environment.close());
   }
 }

@@ -321,11 +321,12 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   } finally {
     // Interrupted, running jobs stop at their next attempt and close what they opened; after a
     // failure the rest is abandoned: queued jobs are rejected, running ones stopped.
-    if (interrupts.signal.aborted) await Promise.allSettled(running);
-    await pool.close();
-    await Promise.allSettled(running);
-    progress?.stop();
-    interrupts.release();
+    await interrupts.releaseAfter(async () => {
+      if (interrupts.signal.aborted) await Promise.allSettled(running);
+      await pool.close();
+      await Promise.allSettled(running);
+      progress?.stop();
+    });
   }
   const records = results.filter((record): record is ResultRecord => record !== undefined);
 

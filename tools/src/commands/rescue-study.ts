@@ -323,8 +323,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
     process.stdout.write(`${formatRescueStudy(result)}\nWritten: ${out}\n`);
     return result;
   } finally {
-    await environment.close?.();
-    interrupts.release();
+    await interrupts.releaseAfter(() => environment.close?.());
   }
 }
 

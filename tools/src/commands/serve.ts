@@ -18,10 +18,6 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
   const server = await startAppWorldServer({ port: flags.port, host: flags.host });
   process.stderr.write(`AppWorld environment server (embedded world, JavaScript code) listening on ${server.url}\n`);
   const interrupts = listenForInterrupts();
-  try {
-    await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
-    await server.close();
-  } finally {
-    interrupts.release();
-  }
+  await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
+  await interrupts.releaseAfter(() => server.close());
 }

@@ -194,8 +194,11 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
     return summary;
   } finally {
     // The run's queue is removed from Redis at the end; a failure to do so must not hide the run's own error.
-    await runner?.close().catch((error) => process.stderr.write(`queue: could not remove the run's queue: ${error}\n`));
-    await environment.close();
-    interrupts.release();
+    await interrupts.releaseAfter(async () => {
+      await runner
+        ?.close()
+        .catch((error) => process.stderr.write(`queue: could not remove the run's queue: ${error}\n`));
+      await environment.close();
+    });
   }
 }
