@@ -12,17 +12,19 @@ import { budgetFor } from './settings.js';
 const environment = createEnvironment('dbbench');
 afterAll(() => environment.close());
 
+/** DBBench's resources for methods that route nothing (grpo, h0-resample): no pool, no profiles read. */
+const plainResources = async (): Promise<EnvironmentResources> => ({
+  environment,
+  splits: await loadTaskSplits(environment),
+  h0: await resolveHarness('dbbench', 'h0'),
+  pool: [],
+  initialProfiles: {} as ProfileSet,
+});
+
 describe('a reproduction job, continued', () => {
   it("keeps a finished run's saved evaluations, and evaluates again when the run is not the one saved", async () => {
     const root = await mkdtemp(join(tmpdir(), 'reproduce-job-'));
-    const resources: EnvironmentResources = {
-      environment,
-      splits: await loadTaskSplits(environment),
-      h0: await resolveHarness('dbbench', 'h0'),
-      pool: [],
-      // grpo routes nothing: no profiles are read.
-      initialProfiles: {} as ProfileSet,
-    };
+    const resources = await plainResources();
     const job: ReproduceJob = {
       env: 'dbbench',
       method: 'grpo',
@@ -51,13 +53,7 @@ describe('a reproduction job, continued', () => {
   }, 60_000);
 
   it('stops at its signal with its checkpoints kept, and continued ends as a run never interrupted', async () => {
-    const resources: EnvironmentResources = {
-      environment,
-      splits: await loadTaskSplits(environment),
-      h0: await resolveHarness('dbbench', 'h0'),
-      pool: [],
-      initialProfiles: {} as ProfileSet,
-    };
+    const resources = await plainResources();
     const job = async (): Promise<ReproduceJob> => ({
       env: 'dbbench',
       method: 'h0-resample',
