@@ -48,7 +48,10 @@ describe('listenForInterrupts', () => {
     child.kill('SIGTERM');
     expect(await ended).toEqual({ code: 0, signal: null });
     expect(output.stdout).toBe('working\naborted: interrupted by SIGINT\nclosed\n');
-    expect(output.stderr).toBe('');
+    // One notice for the interrupt, none for its relays.
+    expect(output.stderr).toBe(
+      'harness-s: SIGINT: stopping and closing what the run opened (again, a second later, to exit at once)\n',
+    );
   }, 60_000);
 
   it('exits at once with 130 on a signal repeated after the relay window, saying what may be left', async () => {
@@ -62,6 +65,9 @@ describe('listenForInterrupts', () => {
     expect(await ended).toEqual({ code: 130, signal: null });
     expect(Date.now() - sent).toBeLessThan(10_000);
     expect(output.stdout).not.toContain('closed');
-    expect(output.stderr).toBe('harness-s: SIGINT again: exiting before closing everything; run the cleanup\n');
+    expect(output.stderr).toBe(
+      'harness-s: SIGTERM: stopping and closing what the run opened (again, a second later, to exit at once)\n' +
+        'harness-s: SIGINT again: exiting before closing everything; run the cleanup\n',
+    );
   }, 60_000);
 });

@@ -25,11 +25,14 @@ export interface InterruptOptions {
 
 /**
  * Listens for SIGINT and SIGTERM for a command's whole life, its closing included. The first
- * aborts `signal`, so the work stops and the command closes what it opened (containers, database
- * roles, servers) before exiting. Without a listener Node would exit at once on a signal that
+ * aborts `signal`, with a notice, so the work stops and the command closes what it opened
+ * (containers, database roles, servers) before exiting. Without a listener Node would exit at once on a signal that
  * comes while the command closes, leaving those behind; here it comes to nothing. A signal
  * repeated after `relayWindowMs` exits at once (status 130), saying what may be left.
  */
+/** When a notice of a first interrupt was last written: listeners nested in one process say it once. */
+let noticed = Number.NEGATIVE_INFINITY;
+
 export function listenForInterrupts(options: InterruptOptions = {}): Interrupts {
   const controller = new AbortController();
   const relayWindowMs = options.relayWindowMs ?? 1000;
@@ -38,6 +41,10 @@ export function listenForInterrupts(options: InterruptOptions = {}): Interrupts 
   const onSignal = (name: NodeJS.Signals) => {
     if (first === undefined) {
       first = Date.now();
+      if (first - noticed > relayWindowMs) {
+        noticed = first;
+        write(`harness-s: ${name}: stopping and closing what the run opened (again, a second later, to exit at once)`);
+      }
       controller.abort(new Error(`interrupted by ${name}`));
       return;
     }
