@@ -23,16 +23,17 @@ export interface InterruptOptions {
   write?: (line: string) => void;
 }
 
-/**
- * Listens for SIGINT and SIGTERM for a command's whole life, its closing included. The first
- * aborts `signal`, with a notice, so the work stops and the command closes what it opened
- * (containers, database roles, servers) before exiting. Without a listener Node would exit at once on a signal that
- * comes while the command closes, leaving those behind; here it comes to nothing. A signal
- * repeated after `relayWindowMs` exits at once (status 130), saying what may be left.
- */
 /** When a notice of a first interrupt was last written: listeners nested in one process say it once. */
 let noticed = Number.NEGATIVE_INFINITY;
 
+/**
+ * Listens for SIGINT and SIGTERM for a command's whole life, its closing included. The first
+ * aborts `signal`, with a notice, so the work stops and the command closes what it opened
+ * (containers, database roles, servers) before exiting. Without a listener Node would exit at
+ * once on a signal that comes while the command closes, leaving those behind; here it comes to
+ * nothing. A signal repeated after `relayWindowMs` exits at once (status 130), saying what may be
+ * left.
+ */
 export function listenForInterrupts(options: InterruptOptions = {}): Interrupts {
   const controller = new AbortController();
   const relayWindowMs = options.relayWindowMs ?? 1000;
