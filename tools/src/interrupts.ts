@@ -1,3 +1,5 @@
+import { ConfigError } from '@harness-s/core';
+
 /** What a command listening for SIGINT and SIGTERM sees of them. */
 export interface Interrupts {
   /** Aborted by the first SIGINT or SIGTERM. */
@@ -6,6 +8,11 @@ export interface Interrupts {
   release(): void;
   /** Runs `close` (what the command opened) still listening, then stops listening, even if it throws. */
   releaseAfter(close: () => Promise<unknown> | undefined): Promise<void>;
+  /**
+   * What to throw for an error the work ended with: once interrupted, a ConfigError (`interrupted;
+   * <continuation>`) saying how to continue, instead of the error the abort caused; else the error.
+   */
+  explain(error: unknown, continuation: string): unknown;
 }
 
 export interface InterruptOptions {
@@ -70,6 +77,10 @@ export function listenForInterrupts(options: InterruptOptions = {}): Interrupts 
       } finally {
         release();
       }
+    },
+    explain(error, continuation) {
+      if (!controller.signal.aborted) return error;
+      return new ConfigError(`interrupted; ${continuation}`, { code: 'interrupted' });
     },
   };
 }

@@ -140,12 +140,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
           ),
       }));
     } catch (error) {
-      if (interrupts.signal.aborted) {
-        throw new ConfigError(`interrupted; finished attempts are kept in ${dir}; continue with --resume ${dir}`, {
-          code: 'interrupted',
-        });
-      }
-      throw error;
+      throw interrupts.explain(error, `finished attempts are kept in ${dir}; continue with --resume ${dir}`);
     } finally {
       progress?.stop();
       await store.close();

@@ -150,12 +150,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
         signal: interrupts.signal,
       });
     } catch (error) {
-      if (interrupts.signal.aborted) {
-        throw new ConfigError(`interrupted; finished work is kept in ${out}; run the same command again to resume`, {
-          code: 'interrupted',
-        });
-      }
-      throw error;
+      throw interrupts.explain(error, `finished work is kept in ${out}; run the same command again to resume`);
     } finally {
       progress?.stop();
     }

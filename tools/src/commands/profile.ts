@@ -54,10 +54,7 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
       onHarness: (id, done, total) => log(`profiled ${id} (${done}/${total})`),
       signal: interrupts.signal,
     }).catch((error: unknown) => {
-      if (!interrupts.signal.aborted) throw error;
-      throw new ConfigError('interrupted; no profiles were written; run the same command again', {
-        code: 'interrupted',
-      });
+      throw interrupts.explain(error, 'no profiles were written; run the same command again');
     });
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     if (summarize) log(`Writing summaries with ${flags.summarizer}`);

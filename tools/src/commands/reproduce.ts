@@ -313,10 +313,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     }
     await Promise.all(running);
   } catch (error) {
-    if (!interrupts.signal.aborted) throw error;
-    throw new ConfigError(
-      `interrupted; finished runs and the checkpoints of the others are kept in ${root}; to continue, run reproduce again with the same flags and --out ${root}`,
-      { code: 'interrupted' },
+    throw interrupts.explain(
+      error,
+      `finished runs and the checkpoints of the others are kept in ${root}; to continue, run reproduce again with the same flags and --out ${root}`,
     );
   } finally {
     // Interrupted, running jobs stop at their next attempt and close what they opened; after a

@@ -315,8 +315,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       signal: interrupts.signal,
     }).catch((error: unknown) => {
       progress?.stop();
-      if (!interrupts.signal.aborted) throw error;
-      throw new ConfigError('interrupted; nothing was written; run the same command again', { code: 'interrupted' });
+      throw interrupts.explain(error, 'nothing was written; run the same command again');
     });
     const out = resolve(flags.out ?? join(run.dir, rescueStudyFile));
     await writeJsonAtomic(out, result);

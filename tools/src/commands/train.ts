@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { ConfigError, RandomRouter, type TrainMethod, type TrainSummary, train } from '@harness-s/core';
+import { ConfigError, RandomRouter, requirePool, type TrainMethod, type TrainSummary, train } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
@@ -63,8 +63,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
-  if ((flags.method === 'harness-s' || flags.method === 'mixture') && !flags.pool)
-    throw new ConfigError(`method ${flags.method} needs a sibling pool (--pool DIR)`, { code: 'no-pool' });
+  requirePool(flags.method, Boolean(flags.pool));
   const environment = createEnvironment(flags.env, environmentOptions(flags));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
@@ -160,10 +159,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
         }
       },
     }).catch((error: unknown) => {
-      if (!interrupts.signal.aborted) throw error;
-      throw new ConfigError(`interrupted; the run continues from its last checkpoint with --resume ${dir}`, {
-        code: 'interrupted',
-      });
+      throw interrupts.explain(error, `the run continues from its last checkpoint with --resume ${dir}`);
     });
     process.stdout.write(
       `\n${renderTable(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from '../errors.js';
 import { AdvantageOptions } from './advantages.js';
 
 /** The training methods the paper compares. */
@@ -50,4 +51,13 @@ export type TrainConfigInput = z.input<typeof TrainConfig>;
 /** The rescue shape with its default filled in (K variants x 1 attempt). */
 export function rescueShape(config: TrainConfig): { variants: number; attemptsPerVariant: number } {
   return config.rescue ?? { variants: config.k, attemptsPerVariant: 1 };
+}
+
+/**
+ * Refuses a method that rescues with (or mixes in) sibling harnesses when it has none: `pool` is
+ * how many it has, or whether a pool was given at all (a command refusing before it loads one).
+ */
+export function requirePool(method: string, pool: number | boolean): void {
+  if ((method === 'harness-s' || method === 'mixture') && !pool)
+    throw new ConfigError(`method ${method} needs a sibling pool (--pool DIR)`, { code: 'no-pool' });
 }

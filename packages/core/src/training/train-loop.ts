@@ -12,7 +12,7 @@ import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
 import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
-import { TrainConfig, type TrainConfigInput } from './train-config.js';
+import { requirePool, TrainConfig, type TrainConfigInput } from './train-config.js';
 import { type Checkpoint, type EvalPoint, emptyTotals, TrainStore, type TrainTotals } from './train-store.js';
 import { type TrainSummary, totalsRates } from './train-summary.js';
 import type { ScoredGroup, Trainer } from './trainer.js';
@@ -64,9 +64,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   const pool = options.pool ?? [];
   const router: RescueRouter = options.router ?? new RandomRouter();
   const { environment, h0, trainer } = options;
-  if ((config.method === 'harness-s' || config.method === 'mixture') && pool.length === 0) {
-    throw new ConfigError(`method ${config.method} needs a sibling pool (--pool DIR)`, { code: 'no-pool' });
-  }
+  requirePool(config.method, pool.length);
   if (options.tasks.train.length === 0) throw new ConfigError('no training tasks', { code: 'no-tasks' });
   if (options.tasks.test.length === 0)
     throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
