@@ -8,6 +8,7 @@ import { runCleanup } from './commands/cleanup.js';
 import { runEval } from './commands/eval.js';
 import { runReplay } from './commands/replay.js';
 import { runTrain } from './commands/train.js';
+import { runWorker } from './commands/worker.js';
 import { createEnvironment } from './environments.js';
 import { createProgram } from './program.js';
 
@@ -55,6 +56,22 @@ describe('harness-s flags', () => {
     } finally {
       written.mockRestore();
     }
+  });
+
+  it("refuses to run a model's commands in SWE-Gym's local sandbox, before any work", async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'unconfined-')), 'run');
+    const model = { policy: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' };
+    await expect(runEval({ ...base, ...model, env: 'swegym', sandbox: 'local', out })).rejects.toThrow(
+      /swegym: --sandbox local runs every command on this machine, unconfined, and this policy writes its own commands; use --sandbox docker/,
+    );
+    await expect(readFile(join(out, 'config.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+    await expect(
+      runReplay({ env: 'swegym', task: 'embedded__roman-1', actions: '[]', sandbox: 'local' }, () => undefined),
+    ).rejects.toThrow(/--sandbox local runs every command on this machine/);
+    // A worker runs whatever policy its jobs name: refused before it connects to the queue.
+    const worker = { redis: 'redis://127.0.0.1:1', env: 'swegym', sandbox: 'local', concurrency: 1, quiet: true };
+    const timing = { lockDuration: 30_000, stalledInterval: 30_000, maxStalled: 1, grace: 0, heartbeat: 0 };
+    await expect(runWorker({ ...worker, ...timing })).rejects.toThrow(/--sandbox local runs every command/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ConfigError, type Environment } from '@harness-s/core';
+import { ConfigError, type Environment, type Policy } from '@harness-s/core';
 import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
 import { createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
 import { createSwegymEnvironment } from '@harness-s/env-swegym';
@@ -12,7 +12,18 @@ export interface EnvironmentOptions {
   sandbox?: string;
   /** AppWorld environment servers (one task each at a time); the embedded world when absent. */
   appworldUrl?: string[];
+  /**
+   * Where the actions come from: `plan` when the policy walks the environment's own plans (the
+   * simulated, oracle and empty policies), `model` when it writes them itself (default: the
+   * cautious answer). A model's actions must run confined.
+   */
+  actionsFrom?: 'plan' | 'model';
+  /** Run a model's actions where they are not confined (swegym `--sandbox local`), at the user's word. */
+  unconfined?: boolean;
 }
+
+/** Where a policy's actions come from: its environment's plans, or itself (see `EnvironmentOptions.actionsFrom`). */
+export const actionsOf = (policy: Pick<Policy, 'needsPlan'>): 'plan' | 'model' => (policy.needsPlan ? 'plan' : 'model');
 
 /** The environment options among a command's flags, only those given. */
 export function environmentOptions(flags: EnvironmentOptions): EnvironmentOptions {
@@ -21,6 +32,7 @@ export function environmentOptions(flags: EnvironmentOptions): EnvironmentOption
     ...(flags.db ? { db: flags.db } : {}),
     ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
     ...(flags.appworldUrl?.length ? { appworldUrl: flags.appworldUrl } : {}),
+    ...(flags.unconfined ? { unconfined: true } : {}),
   };
 }
 
@@ -36,9 +48,18 @@ const factories: Record<string, (options: EnvironmentOptions) => Environment> = 
     }) as unknown as Environment;
   },
   swegym: (options) => {
-    const sandbox = options.sandbox ?? 'local';
+    const fromPlans = options.actionsFrom === 'plan';
+    // The local sandbox is a directory on this machine: it confines nothing, so only plans run there
+    // unless the user says otherwise.
+    const sandbox = options.sandbox ?? (fromPlans ? 'local' : 'docker');
     if (sandbox !== 'local' && sandbox !== 'docker') {
       throw new ConfigError(`--sandbox must be local or docker, got '${sandbox}'`, { code: 'bad-flag' });
+    }
+    if (sandbox === 'local' && !fromPlans && !options.unconfined) {
+      throw new ConfigError(
+        'swegym: --sandbox local runs every command on this machine, unconfined, and this policy writes its own commands; use --sandbox docker (no network, resource limits), or add --unconfined to run them here anyway',
+        { code: 'unconfined-actions' },
+      );
     }
     return createSwegymEnvironment({ sandbox }) as unknown as Environment;
   },

@@ -42,7 +42,13 @@ export const scoringOption = () =>
 export const dbOption = () =>
   new Option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...');
 export const sandboxOption = () =>
-  new Option('--sandbox <kind>', 'swegym: where episodes run (default local)').choices(['local', 'docker']);
+  new Option(
+    '--sandbox <kind>',
+    "swegym: where episodes run: docker (no network, limits), or local (this machine, unconfined); default local for policies that walk the environment's plans (sim, oracle, empty), docker for a model's commands",
+  ).choices(['local', 'docker']);
+/** Where a model's actions may run unconfined: commands whose policy can be a model. */
+export const unconfinedOption = () =>
+  new Option('--unconfined', "swegym: let a model's commands run in --sandbox local, on this machine, unconfined");
 
 /** The simulated policy's settings: the same flags on every command that can run it. */
 export const simConfigOption = () =>

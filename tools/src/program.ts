@@ -20,6 +20,7 @@ import {
   scoringOption,
   simConfigOption,
   simLocalityOption,
+  unconfinedOption,
 } from './options.js';
 import { policyNames } from './policies.js';
 import { defaultReproduceEnvs } from './reproduce/settings.js';
@@ -54,6 +55,7 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(unconfinedOption())
     .option('--appworld-url <urls...>', 'appworld: environment servers to run on (one task each at a time)')
     .option('--tasks <ids...>', 'only these task ids')
     .option('--limit <n>', 'only the first n tasks', integer('--limit', 1))
@@ -103,6 +105,8 @@ export function createProgram(): Command {
     .option('--harness <id>', 'which harness id, when reading a run with several')
     .addOption(scoringOption())
     .addOption(dbOption())
+    .addOption(sandboxOption())
+    .addOption(unconfinedOption())
     .action(async (flags) => {
       await runReplay(flags);
     });
@@ -295,6 +299,7 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(unconfinedOption())
     .option('--quiet', 'no log output')
     .action(async (flags) => {
       await runWorker(flags);
@@ -342,6 +347,7 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(unconfinedOption())
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runEvolve(flags);

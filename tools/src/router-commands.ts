@@ -12,6 +12,7 @@ import {
   scoringOption,
   simConfigOption,
   simLocalityOption,
+  unconfinedOption,
 } from './options.js';
 import { policyNames } from './policies.js';
 
@@ -41,6 +42,7 @@ export function addRouterCommands(program: Command): void {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(unconfinedOption())
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
       await runProfile(flags);

@@ -10,7 +10,7 @@ import {
   type TaskSet,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
-import { createEnvironment, environmentOptions } from '../environments.js';
+import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
@@ -70,11 +70,11 @@ const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').s
 /** `harness-s eval`: k attempts per task under one harness; prints Pass@k and Avg@k; writes a run folder. */
 export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
   if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
-  const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const policy = await policyFromFlags(flags);
+  const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
-    const policy = await policyFromFlags(flags);
     const split = flags.data ? resolve(flags.data) : (flags.split ?? 'dev');
     const taskSet = selectTasks(
       await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' }),

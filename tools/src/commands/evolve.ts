@@ -13,7 +13,7 @@ import {
   type SolvedRule,
 } from '@harness-s/harness-dsh';
 import { createOpenAIPolicy } from '@harness-s/policy';
-import { createEnvironment, environmentOptions } from '../environments.js';
+import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
@@ -71,14 +71,14 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
   if (Boolean(flags.analyserUrl) !== Boolean(flags.analyserModel)) {
     throw new ConfigError('--analyser-url and --analyser-model go together', { code: 'bad-flag' });
   }
-  const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const policy = await policyFromFlags(flags);
+  const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
   try {
     const base = baseHarnessSpec(flags.env);
-    const policy = await policyFromFlags(flags);
     const { tasks, label } = await evolutionTasks(environment, flags);
     if (tasks.length === 0) throw new ConfigError(`no tasks to evolve on (${label})`, { code: 'no-tasks' });
     let analyser: FailureAnalyser | undefined;

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { buildProfiles, type ProfileSet, writeProfiles } from '@harness-s/router';
-import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
+import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer } from '../llm.js';
@@ -28,12 +28,12 @@ export interface ProfileFlags extends EnvironmentOptions, SimulatedSettingsFlags
 
 /** `harness-s profile`: behaviour profiles of H0 and every pool variant on the validation split. */
 export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
-  const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const policy = await policyFromFlags(flags);
+  const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
     const pool = await loadPoolHarnesses(flags.pool, flags.env);
-    const policy = await policyFromFlags(flags);
     const { validation, source } = await loadTaskSplits(environment, flags.split);
     if (validation.length === 0) throw new ConfigError(`no validation tasks (${source})`, { code: 'no-tasks' });
     const log = (line: string) => {

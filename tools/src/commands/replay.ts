@@ -22,6 +22,9 @@ export interface ReplayFlags {
   scoring?: string;
   /** Where dbbench episodes run (default `pglite:`). */
   db?: string;
+  /** swegym: `docker` (default) or `local`, which needs `unconfined`: replayed actions may be a model's. */
+  sandbox?: string;
+  unconfined?: boolean;
 }
 
 export interface ReplayStep {

@@ -164,10 +164,14 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   const sim = (await simulatedSettings(flags)) ?? {};
   const settingsText = simulatedSettingsText(sim);
   const jobs = flags.jobs ?? defaultJobs();
-  const where = environmentOptions({
-    ...(flags.db ? { db: flags.db } : {}),
-    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
-  });
+  // Every job runs the simulated policy, which walks the environment's plans.
+  const where: EnvironmentOptions = {
+    ...environmentOptions({
+      ...(flags.db ? { db: flags.db } : {}),
+      ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
+    }),
+    actionsFrom: 'plan',
+  };
   if (!Number.isInteger(jobs) || jobs < 1)
     throw new ConfigError(`--jobs must be a positive integer, got ${jobs}`, { code: 'bad-flag' });
   const target = where.db ? parseDatabaseUrl(where.db) : undefined;

@@ -265,7 +265,8 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
  */
 export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStudyResult> {
   const run = await readStudiedRun(flags.run);
-  const environment = createEnvironment(run.env, environmentOptions(flags));
+  // The study replays the simulated policy, which walks the environment's plans.
+  const environment = createEnvironment(run.env, { ...environmentOptions(flags), actionsFrom: 'plan' });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(run.env) });
   try {
     const h0 = await resolveHarness(run.env, run.h0);

@@ -64,7 +64,8 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
   requirePool(flags.method, Boolean(flags.pool));
-  const environment = createEnvironment(flags.env, environmentOptions(flags));
+  // The simulated policy walks the environment's plans.
+  const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: 'plan' });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   try {

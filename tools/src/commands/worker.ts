@@ -23,8 +23,10 @@ export interface WorkerFlags {
   scoring?: string;
   /** dbbench: where episodes run (`pglite:`, `postgres://...`, `mysql://...`). */
   db?: string;
-  /** swegym: `local` or `docker`. */
+  /** swegym: `docker` (default) or `local`, which needs `unconfined`. */
   sandbox?: string;
+  /** Let a model's commands run where nothing confines them (swegym `--sandbox local`). */
+  unconfined?: boolean;
   quiet?: boolean;
 }
 
@@ -38,15 +40,17 @@ export async function runWorker(flags: WorkerFlags): Promise<void> {
   const log = (line: string) => {
     if (!flags.quiet) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   };
-  const reachable = await pingRedis(checkRedisUrl(flags.redis), 5000);
-  if (!reachable.ok) {
-    throw new InfrastructureError(`cannot reach Redis at ${redactRedisUrl(flags.redis)}: ${reachable.reason}`, {
-      code: 'queue-unreachable',
-    });
-  }
-  const environment = createEnvironment(flags.env, environmentOptions(flags));
+  const redisUrl = checkRedisUrl(flags.redis);
+  // A job may name any policy, a model included, so what it does must run confined (or --unconfined).
+  const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: 'model' });
   const signals: Array<[NodeJS.Signals, () => void]> = [];
   try {
+    const reachable = await pingRedis(redisUrl, 5000);
+    if (!reachable.ok) {
+      throw new InfrastructureError(`cannot reach Redis at ${redactRedisUrl(flags.redis)}: ${reachable.reason}`, {
+        code: 'queue-unreachable',
+      });
+    }
     const worker = await startRolloutWorker({
       redisUrl: flags.redis,
       factories: {

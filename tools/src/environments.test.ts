@@ -1,0 +1,42 @@
+import type { Environment } from '@harness-s/core';
+import { createEmptyPolicy, createOpenAIPolicy, SimulatedPolicy } from '@harness-s/policy';
+import { describe, expect, it } from 'vitest';
+import { actionsOf, createEnvironment, type EnvironmentOptions } from './environments.js';
+
+/** The sandbox kind a SWE-Gym environment opened with these options runs its episodes in. */
+async function swegymSandbox(options: EnvironmentOptions): Promise<string> {
+  const environment = createEnvironment('swegym', options) as Environment & { sandboxKind: string };
+  try {
+    return environment.sandboxKind;
+  } finally {
+    await environment.close();
+  }
+}
+
+describe('confinement of what a policy does', () => {
+  it("tells the policies that walk the environment's plans from a model", () => {
+    expect(actionsOf(new SimulatedPolicy())).toBe('plan');
+    expect(actionsOf(createEmptyPolicy())).toBe('plan');
+    expect(actionsOf(createOpenAIPolicy({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }))).toBe('model');
+  });
+
+  it("runs plans in the local sandbox by default, and a model's commands in Docker", async () => {
+    expect(await swegymSandbox({ actionsFrom: 'plan' })).toBe('local');
+    expect(await swegymSandbox({ actionsFrom: 'model' })).toBe('docker');
+    // Not saying where actions come from is taken as a model's.
+    expect(await swegymSandbox({})).toBe('docker');
+    expect(await swegymSandbox({ actionsFrom: 'plan', sandbox: 'docker' })).toBe('docker');
+  });
+
+  it("refuses a model's commands in the local sandbox unless the user says --unconfined", async () => {
+    expect(() => createEnvironment('swegym', { actionsFrom: 'model', sandbox: 'local' })).toThrow(
+      /--sandbox local runs every command on this machine, unconfined.*use --sandbox docker.*--unconfined/,
+    );
+    expect(await swegymSandbox({ actionsFrom: 'model', sandbox: 'local', unconfined: true })).toBe('local');
+    // --unconfined allows the local sandbox; it does not choose it.
+    expect(await swegymSandbox({ actionsFrom: 'model', unconfined: true })).toBe('docker');
+    expect(() => createEnvironment('swegym', { actionsFrom: 'plan', sandbox: 'vm' })).toThrow(
+      /--sandbox must be local or docker, got 'vm'/,
+    );
+  });
+});
