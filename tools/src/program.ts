@@ -217,6 +217,10 @@ export function createProgram(): Command {
       'steps the rescue studies look at, e.g. 0,1,2,3,6 (default: first, middle and last; implies --rescue-study)',
       integerList('--study-steps', 0),
     )
+    .option(
+      '--rescue-memory',
+      "harness-s runs with adaptive profiles: the router remembers what each rescue gave (as train's --rescue-memory)",
+    )
     .option('--no-report', 'skip the HTML report')
     .option('--quiet', 'no progress output')
     .action(async (flags) => {

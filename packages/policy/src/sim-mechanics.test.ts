@@ -1,7 +1,7 @@
 import type { Action, EpisodeContext, Harness, HarnessSpec, Message, OraclePlan, PlanNode } from '@harness-s/core';
 import { createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
-import { actionFormatSkill, localityShift, SimulatedPolicy, sigmoid } from './sim-policy.js';
+import { actionFormatSkill, fixReaches, localityShift, SimulatedPolicy, sigmoid } from './sim-policy.js';
 
 const add = (n: number): PlanNode => ({ kind: 'act', action: { tool: 'add', arguments: { n } } });
 const decide = (skill: string, right: PlanNode[], wrong: PlanNode[]): PlanNode => ({
@@ -207,5 +207,58 @@ describe('hardness of a decision point', () => {
       [{ role: 'user', content: 'Count.' }],
     );
     expect(easy).not.toHaveProperty('hardness');
+  });
+});
+
+describe('reach of a harness fix on hard instances', () => {
+  const hard = (skill: string): PlanNode => ({ kind: 'decide', skill, right: [add(1)], wrong: [add(2)], hardness: 2 });
+  /** The decisions of a first turn on task 't' with the harness's rules in view. */
+  const cuedOn = (h: Harness, nodes: PlanNode[], config: object) =>
+    session(h, nodes, 1, config)
+      .respond({ messages: [system(h)], tools: [] })
+      .then((response) => response.decisions ?? []);
+  const reachedTasks = (harnessId: string, reach: number) =>
+    Array.from({ length: 2000 }, (_, index) => fixReaches(`task-${index}`, harnessId, 'a', reach)).filter(Boolean)
+      .length / 2000;
+
+  it('cues a hard decision only where the fix reaches the task; easy ones always', async () => {
+    const h = withDirectives({ id: 'x', skill: 'a' });
+    const reached = fixReaches('t', h.spec.id, 'a', 0.5);
+    const config = { hardFixReach: 0.5 };
+    for (let seed = 1; seed <= 3; seed += 1) {
+      const [, onHard] = await cuedOn(h, [hard('a')], config);
+      expect(onHard?.cue).toBe(reached ? 4 : 0);
+    }
+    const [, onEasy] = await cuedOn(h, [decide('a', [add(1)], [add(2)])], config);
+    expect(onEasy?.cue).toBe(4);
+    // Reach 1, the default, reaches every task.
+    const [, always] = await cuedOn(h, [hard('a')], {});
+    expect(always?.cue).toBe(4);
+  });
+
+  it('leaves a hard decision to the policy where the tool transform does not reach the task', async () => {
+    const withTool = (id: string) =>
+      harness((spec) => ({ ...spec, id, tools: [{ kind: 'lookup', options: {}, skill: 'a' }] }));
+    // Harness ids whose fix reaches task 't', and ones whose fix does not.
+    const ids = Array.from({ length: 40 }, (_, index) => `v-${index}`);
+    const reaching = ids.filter((id) => fixReaches('t', id, 'a', 0.5));
+    const missing = ids.filter((id) => !fixReaches('t', id, 'a', 0.5));
+    expect(reaching.length).toBeGreaterThan(5);
+    expect(missing.length).toBeGreaterThan(5);
+    for (const id of [reaching[0], missing[0]] as string[]) {
+      const decisions = await cuedOn(withTool(id), [hard('a')], { hardFixReach: 0.5 });
+      const onA = decisions.filter((decision) => decision.skill === 'a');
+      expect(onA).toHaveLength(1);
+      expect(onA[0]?.byHarness ?? false).toBe(reaching.includes(id));
+    }
+  });
+
+  it('reaches about the given share of tasks, each harness its own', () => {
+    expect(reachedTasks('v-1', 0.3)).toBeCloseTo(0.3, 1);
+    expect(reachedTasks('v-1', 0.7)).toBeCloseTo(0.7, 1);
+    expect(reachedTasks('v-1', 1)).toBe(1);
+    const a = Array.from({ length: 200 }, (_, index) => fixReaches(`task-${index}`, 'v-1', 'a', 0.5));
+    const b = Array.from({ length: 200 }, (_, index) => fixReaches(`task-${index}`, 'v-2', 'a', 0.5));
+    expect(a.filter((value, index) => value !== b[index]).length).toBeGreaterThan(60);
   });
 });

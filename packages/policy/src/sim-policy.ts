@@ -53,6 +53,15 @@ export const SimulatedPolicyConfig = z.strictObject({
    * docs/simulated-policy.md for what 1 does); checkpoints written before it existed read 0.
    */
   localitySpread: z.number().nonnegative().default(0),
+  /**
+   * Reach of a harness's fixes on hard instances: the chance that what a harness does for a skill
+   * (a directive or reminder for it, a tool transform that performs it) also copes with a task's
+   * hard feature, at a decision point with hardness. Whether it does is persistent per (task,
+   * harness, skill) (see `fixReaches`): where it does not, the directive gives no cue there and the
+   * tool leaves the decision to the policy, on every attempt and policy version. Easy decision
+   * points are always reached. 1 reaches everything; checkpoints written before it existed read 1.
+   */
+  hardFixReach: z.number().gt(0).lte(1).default(1),
 });
 export type SimulatedPolicyConfig = z.infer<typeof SimulatedPolicyConfig>;
 
@@ -90,6 +99,7 @@ export const defaultSimulatedPolicyConfig: SimulatedPolicyConfig = {
   actionFormatTheta: 3.0,
   hardTheta: {},
   localitySpread: 0,
+  hardFixReach: 1,
 };
 
 export const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
@@ -113,6 +123,15 @@ export function localityShift(taskId: string, harnessId: string, skill: string, 
   return spread * Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
 }
 
+/**
+ * Whether a harness's fix for a skill copes with a task's hard feature (see `hardFixReach`): a
+ * uniform draw keyed by (task, harness, skill) below the reach, the same on every attempt and
+ * every policy version.
+ */
+export function fixReaches(taskId: string, harnessId: string, skill: string, reach: number): boolean {
+  return reach >= 1 || deriveSeed('reach', taskId, harnessId, skill) / 4294967296 < reach;
+}
+
 /** The skill name of the per-turn format decision. */
 export const actionFormatSkill = 'action-format';
 
@@ -133,8 +152,8 @@ function actionKey(action: Action): string {
 
 /** What the policy reads from one turn's rendered context. */
 interface ContextReading {
-  /** The cue bias of a skill: directive cues minus crowding. */
-  cue(skill: string): number;
+  /** The cue bias of a skill at a decision point of this hardness: directive cues minus crowding. */
+  cue(skill: string, hardness: number): number;
   /** The latest observation carries the harness's retry message: failed decisions are drawn again. */
   secondChance: boolean;
   /** How often each action (by key) was executed so far: the policy's and the harness's. */
@@ -150,6 +169,7 @@ function readContext(
   context: EpisodeContext,
   messages: readonly Message[],
   config: SimulatedPolicyConfig,
+  reaches: (skill: string, hardness: number) => boolean,
 ): ContextReading {
   const spec = context.harness.spec;
   const systemTexts = messages.filter((message) => message.role === 'system').map((message) => message.content);
@@ -187,8 +207,8 @@ function readContext(
   }
 
   return {
-    cue(skill) {
-      const own = cues.get(skill) ?? 0;
+    cue(skill, hardness) {
+      const own = reaches(skill, hardness) ? (cues.get(skill) ?? 0) : 0;
       if (own > 0) return own;
       const crowding = systemRules.filter((ruleSkill) => ruleSkill !== skill).length;
       return crowding === 0 ? 0 : -config.directiveCrowding * crowding;
@@ -220,7 +240,7 @@ class SimulatedPlanWalker {
   next(
     choose: (skill: string, hardness: number) => boolean,
     mechanise: (skill: string, hardness: number) => void,
-    performedByHarness: ReadonlySet<string>,
+    performedByHarness: (skill: string, hardness: number) => boolean,
     executed: ReadonlyMap<string, number>,
   ): { action: Action; thought?: string } | null {
     for (let item = this.pending.shift(); item; item = this.pending.shift()) {
@@ -236,7 +256,7 @@ class SimulatedPlanWalker {
         }
         return { action: node.action, ...(node.thought ? { thought: node.thought } : {}) };
       }
-      if (performedByHarness.has(node.skill)) {
+      if (performedByHarness(node.skill, node.hardness ?? 0)) {
         mechanise(node.skill, node.hardness ?? 0);
         this.pending.unshift(...node.right.map((child) => ({ node: child, mechanised: true })));
         continue;
@@ -324,11 +344,14 @@ export class SimulatedPolicy implements Policy {
   startEpisode(context: EpisodeContext): PolicySession {
     if (!context.plan) throw new ConfigError('the simulated policy needs the oracle plan', { code: 'missing-plan' });
     const walker = new SimulatedPlanWalker(context.plan);
-    const performedByHarness = new Set(context.harness.spec.tools.flatMap((tool) => (tool.skill ? [tool.skill] : [])));
+    const { spec } = context.harness;
+    const reaches = (skill: string, hardness: number) =>
+      hardness <= 0 || fixReaches(context.task.id, spec.id, skill, this.config.hardFixReach);
+    const toolSkills = new Set(spec.tools.flatMap((tool) => (tool.skill ? [tool.skill] : [])));
+    const performedByHarness = (skill: string, hardness: number) => toolSkills.has(skill) && reaches(skill, hardness);
     const occurrences = new Map<string, number>();
     const uniform = (skill: string, occurrence: number, draw: number) =>
       deriveSeed(context.seed, skill, occurrence, draw) / 4294967296;
-    const { spec } = context.harness;
     const shifts = new Map<string, number>();
     const locality = (skill: string): number => {
       if (spec.parent === null || skill === actionFormatSkill) return 0;
@@ -341,10 +364,10 @@ export class SimulatedPolicy implements Policy {
     };
     return {
       respond: async (request) => {
-        const reading = readContext(context, request.messages, this.config);
+        const reading = readContext(context, request.messages, this.config, reaches);
         const decisions: Decision[] = [];
         const choose = (skill: string, hardness = 0): boolean => {
-          const cue = reading.cue(skill) + locality(skill);
+          const cue = reading.cue(skill, hardness) + locality(skill);
           const probability = sigmoid(this.logit(skill, hardness) + cue);
           const occurrence = occurrences.get(skill) ?? 0;
           occurrences.set(skill, occurrence + 1);

@@ -43,6 +43,21 @@ describe('harness-s reproduce, continued in its folder', () => {
     ).rejects.toThrow(/policy\.localitySpread: 0 then, 0\.5 now/);
   });
 
+  it('refuses other router settings than it started with; a folder from before them continues either way', async () => {
+    const out = await startedWith(true);
+    const budgets = { dbbench: budgetFor('dbbench', true) };
+    const policy = new SimulatedPolicy().describe();
+    // Started before the router's settings were recorded: nothing to compare.
+    await expect(
+      refuseOtherSettings(out, { budgets, policy, router: { rescueMemory: true } }),
+    ).resolves.toBeUndefined();
+    const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8'));
+    await writeJsonAtomic(join(out, 'config.json'), { ...config, router: { rescueMemory: true } });
+    await expect(runReproduce({ out, quick: true, envs: ['dbbench'], concurrency: 1, quiet: true })).rejects.toThrow(
+      /other router settings \(--rescue-memory\) \(.*\): router\.rescueMemory: true then, false now/,
+    );
+  });
+
   it('lets a continued run add an environment, and compares the budgets of those both have', async () => {
     const out = await startedWith(true);
     const policy = new SimulatedPolicy().describe();

@@ -56,6 +56,8 @@ export interface ReproduceFlags extends SimulatedSettingsFlags {
   rescueStudy?: number | boolean;
   /** The steps the rescue studies look at (default: first, middle and last); implies `rescueStudy`. */
   studySteps?: number[];
+  /** Harness-s runs with adaptive profiles remember what each rescue gave. */
+  rescueMemory?: boolean;
   report?: boolean;
   quiet?: boolean;
 }
@@ -212,7 +214,8 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   }
   const studyAt = flags.studySteps ? [...new Set(flags.studySteps)].sort((a, b) => a - b) : undefined;
   const policy = new SimulatedPolicy(sim).describe();
-  await refuseOtherSettings(root, { budgets, policy });
+  const router = { rescueMemory: Boolean(flags.rescueMemory) };
+  await refuseOtherSettings(root, { budgets, policy, router });
   const scope = await joinEarlierScope(root, { envs, seeds, budgets, createdAt: new Date().toISOString() });
   await writeJsonAtomic(join(root, 'config.json'), {
     command: 'reproduce',
@@ -228,6 +231,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     ...(where.sandbox ? { sandbox: where.sandbox } : {}),
     budgets: scope.budgets,
     policy,
+    router,
     ...(studyReps ? { rescueStudy: { reps: studyReps, ...(studyAt ? { steps: studyAt } : {}) } } : {}),
     createdAt: scope.createdAt,
     ...(scope.continuedAt ? { continuedAt: scope.continuedAt } : {}),
@@ -301,6 +305,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
           concurrency: flags.concurrency,
           environmentOptions: where,
           sim,
+          ...(router.rescueMemory ? { rescueMemory: true } : {}),
           ...(studyReps && method === 'harness-s' && variant === 'main'
             ? { rescueStudy: { reps: studyReps, ...(studyAt ? { steps: studyAt } : {}) } }
             : {}),

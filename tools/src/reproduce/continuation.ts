@@ -12,9 +12,16 @@ import { ablations, reproduceMethods } from './settings.js';
  * budgets or another simulated policy would be averaged with the new ones into one table. Refuses,
  * naming the first setting that differs, when the folder's config.json says otherwise.
  */
+/** What each recorded setting is called in the refusal. */
+const settingsNames: Record<string, string> = {
+  policy: 'simulated policy settings',
+  budgets: 'budgets (--quick)',
+  router: 'router settings (--rescue-memory)',
+};
+
 export async function refuseOtherSettings(
   root: string,
-  settings: { budgets: unknown; policy: unknown },
+  settings: { budgets: unknown; policy: unknown; router?: unknown },
 ): Promise<void> {
   const path = join(root, 'config.json');
   if (!existsSync(path)) return;
@@ -49,7 +56,7 @@ export async function refuseOtherSettings(
       const shown = (side: unknown) => JSON.stringify(side) ?? 'absent';
       const difference = `${first.path}: ${shown(first.before)} then, ${shown(first.now)} now`;
       throw new ConfigError(
-        `${root} was started with other ${key === 'policy' ? 'simulated policy settings' : 'budgets (--quick)'} ` +
+        `${root} was started with other ${settingsNames[key] ?? key} ` +
           `(${path}): ${difference}; continue it with the flags it started with, or use another --out`,
         { code: 'bad-flag' },
       );

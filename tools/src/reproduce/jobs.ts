@@ -36,6 +36,8 @@ export interface ReproduceJob {
   environmentOptions: EnvironmentOptions;
   /** The simulated policy's settings over its defaults ({} for the defaults). */
   sim: Partial<SimulatedPolicyConfig>;
+  /** The adaptive router remembers what each rescue gave (`--rescue-memory`). */
+  rescueMemory?: boolean;
   /**
    * Harness-s main runs: a rescue study of the trained run, with this many H0 groups per task and
    * step, at these steps (default: first, middle and last).
@@ -135,6 +137,7 @@ export async function runJob(
     method: job.method,
     variant: job.variant,
     sim: job.sim,
+    ...(job.rescueMemory ? { rescueMemory: true } : {}),
     ...(onStep ? { onStep } : {}),
     ...stoppable,
   });

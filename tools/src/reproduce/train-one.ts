@@ -34,6 +34,8 @@ export interface TrainOneOptions {
   initialProfiles: ProfileSet;
   /** The simulated policy's settings over its defaults (default: the defaults). */
   sim?: Partial<SimulatedPolicyConfig>;
+  /** The adaptive router remembers what each rescue gave (see `AdaptiveRouterOptions.rescueMemory`). */
+  rescueMemory?: boolean;
   /** Told after every training step, with what is training (`dbbench harness-s seed 2, fixed-profiles`). */
   onStep?: (label: string) => void;
   /** Stops the training at its next attempt (its checkpoints kept). */
@@ -124,6 +126,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
       ? new AdaptiveRouter({
           profiles: options.initialProfiles,
           mode: variant === 'fixed-profiles' ? 'fixed' : 'adaptive',
+          ...(options.rescueMemory ? { rescueMemory: true } : {}),
           reanchorEvery: budget.reanchorEvery,
           profileK: budget.profileK,
           onAnchor: (profiles) => {
