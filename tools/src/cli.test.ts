@@ -5,7 +5,7 @@ import { EvalSummary, readTrajectories } from '@harness-s/core';
 import { CommanderError } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
 import { runCleanup } from './commands/cleanup.js';
-import { runEval } from './commands/eval.js';
+import { formatSummary, runEval } from './commands/eval.js';
 import { runReplay } from './commands/replay.js';
 import { runTrain } from './commands/train.js';
 import { runWorker } from './commands/worker.js';
@@ -76,6 +76,28 @@ describe('harness-s flags', () => {
 });
 
 describe('harness-s eval and replay', () => {
+  it('prints what the environment added to the summary in its own words, or names it', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'eval-swegym-')), 'run');
+    let printed = '';
+    const written = vi.spyOn(process.stdout, 'write').mockImplementation((text) => {
+      printed += String(text);
+      return true;
+    });
+    let summary: EvalSummary;
+    try {
+      summary = await runEval({ ...base, env: 'swegym', policy: 'oracle', tasks: ['embedded__dotenv-lite-1'], out });
+    } finally {
+      written.mockRestore();
+    }
+    expect(printed).toMatch(
+      /SWE-bench: 1 of 1 predictions resolved \| 1 completed, 1 submitted, 0 empty patches, 0 errors \(summary\.json: swebench\)/,
+    );
+    // An environment that adds keys without lines of its own: eval names them.
+    const extended = { ...summary, goals: { met: 1 } } as EvalSummary;
+    expect(formatSummary(extended, {})).toMatch(/swegym metrics in summary\.json: swebench, goals/);
+    expect(formatSummary(EvalSummary.parse(summary), {})).not.toMatch(/metrics in summary\.json/);
+  });
+
   it('writes a run folder a reader can replay, with every summary key scripts rely on', async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'eval-')), 'run');
     const summary = await runEval({

@@ -44,6 +44,11 @@ export interface Environment<T extends Task = Task> {
    * are never overwritten by them.
    */
   extendSummary?(trajectories: readonly Trajectory[], tasks: readonly T[]): Record<string, unknown>;
+  /**
+   * Optional: the lines `harness-s eval` prints under its table for what `extendSummary` added,
+   * given the summary. Without it, eval names the keys it added.
+   */
+  summaryLines?(summary: Readonly<Record<string, unknown>>): string[];
   /** Releases engines, pools and servers. */
   close(): Promise<void>;
 }

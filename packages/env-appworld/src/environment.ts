@@ -14,7 +14,7 @@ import {
 } from '@harness-s/core';
 import { apiNames } from './apps/index.js';
 import { AppWorldEpisode } from './episode.js';
-import { goalCompletion } from './goal-completion.js';
+import { goalCompletion, goalCompletionLines } from './goal-completion.js';
 import { CodeSandbox, type SandboxLimits } from './sandbox/code-sandbox.js';
 import type { SandboxWorkerPool } from './sandbox/sandbox-worker.js';
 import { appworldHardness } from './task-hardness.js';
@@ -141,6 +141,8 @@ export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = 
     extendSummary(trajectories: readonly Trajectory[], tasks: readonly AppWorldTask[]) {
       return { appworld: goalCompletion(trajectories, tasks) };
     },
+
+    summaryLines: goalCompletionLines,
 
     async close(): Promise<void> {
       await options.pool?.close();

@@ -48,3 +48,16 @@ export function goalCompletion(trajectories: readonly Trajectory[], tasks: reado
     runs: runs.size,
   };
 }
+
+const percent = (rate: number): string => `${(rate * 100).toFixed(2)}%`;
+
+/** What `harness-s eval` prints of `summary.appworld` (see `Environment.summaryLines`). */
+export function goalCompletionLines(summary: Readonly<Record<string, unknown>>): string[] {
+  const metrics = summary['appworld'] as Partial<GoalCompletion> | undefined;
+  if (typeof metrics?.tgc !== 'number' || typeof metrics.sgc !== 'number') return [];
+  const runs = metrics.runs ?? 0;
+  return [
+    `AppWorld TGC ${percent(metrics.tgc)} | SGC ${percent(metrics.sgc)} (mean over ${runs} attempt run${runs === 1 ? '' : 's'}` +
+      (typeof metrics.sgcAnyAttempt === 'number' ? `; SGC with any attempt ${percent(metrics.sgcAnyAttempt)})` : ')'),
+  ];
+}

@@ -19,7 +19,7 @@ import {
 import { z } from 'zod';
 import { appworldEmptyPlan } from './environment.js';
 import { appworldTools } from './episode.js';
-import { goalCompletion } from './goal-completion.js';
+import { goalCompletion, goalCompletionLines } from './goal-completion.js';
 import { EvaluationWire, InitializeBody, initializeDefaults, TaskInfoWire } from './protocol.js';
 import { appworldSkills, executeTool } from './tasks/plan-steps.js';
 import { type AppWorldTask, appworldSplits } from './tasks/types.js';
@@ -314,6 +314,8 @@ export function createAppWorldRemoteEnvironment(options: AppWorldRemoteOptions):
     extendSummary(trajectories: readonly Trajectory[], tasks: readonly AppWorldTask[]) {
       return { appworld: goalCompletion(trajectories, tasks) };
     },
+
+    summaryLines: goalCompletionLines,
 
     async close(): Promise<void> {},
   };

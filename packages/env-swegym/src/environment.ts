@@ -19,7 +19,7 @@ import type { SweTask } from './instance.js';
 import { createLocalSandboxProvider } from './local-sandbox.js';
 import { embeddedOraclePlan, goldPatchPlan, swegymEmptyPlan, swegymSkills } from './oracle-plan.js';
 import { loadSweInstances } from './records.js';
-import { swebenchRunReport } from './run-report.js';
+import { swebenchReportLines, swebenchRunReport } from './run-report.js';
 import { SandboxPool } from './sandbox-pool.js';
 import type { SweSandboxProvider, Workspace } from './swe-sandbox.js';
 import { swegymHardness } from './task-hardness.js';
@@ -172,6 +172,8 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
     extendSummary(trajectories: readonly Trajectory[]) {
       return { swebench: swebenchRunReport(trajectories) };
     },
+
+    summaryLines: swebenchReportLines,
 
     async close() {
       await pool.destroyAll();

@@ -1,7 +1,7 @@
 import type { Trajectory } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
 import type { InstanceReport } from './grading.js';
-import { swebenchRunReport } from './run-report.js';
+import { swebenchReportLines, swebenchRunReport } from './run-report.js';
 
 const report = (fields: Partial<InstanceReport>): InstanceReport => ({
   patch_is_None: false,
@@ -56,6 +56,12 @@ describe('swebenchRunReport', () => {
       error_ids: ['d', 'e'],
       incomplete_ids: ['c', 'd', 'e'],
     });
+    expect(swebenchReportLines({ swebench: result })).toEqual([
+      'SWE-bench: 1 of 5 predictions resolved | 2 completed, 3 submitted, 1 empty patches, 2 errors (summary.json: swebench)',
+    ]);
+    // A summary without the report (or with a malformed one) prints nothing of it.
+    expect(swebenchReportLines({})).toEqual([]);
+    expect(swebenchReportLines({ swebench: { resolved_instances: 'all' } })).toEqual([]);
   });
 
   it('names attempts when there are several per instance', () => {

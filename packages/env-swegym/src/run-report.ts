@@ -95,3 +95,15 @@ export function swebenchRunReport(trajectories: readonly Trajectory[]): Swebench
     schema_version: 2,
   };
 }
+
+/** What `harness-s eval` prints of `summary.swebench` (see `Environment.summaryLines`). */
+export function swebenchReportLines(summary: Readonly<Record<string, unknown>>): string[] {
+  const parsed = SwebenchRunReport.safeParse(summary['swebench']);
+  if (!parsed.success) return [];
+  const report = parsed.data;
+  return [
+    `SWE-bench: ${report.resolved_instances} of ${report.total_instances} predictions resolved | ` +
+      `${report.completed_instances} completed, ${report.submitted_instances} submitted, ` +
+      `${report.empty_patch_instances} empty patches, ${report.error_instances} errors (summary.json: swebench)`,
+  ];
+}

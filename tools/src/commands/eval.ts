@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   ConfigError,
-  type EvalSummary,
+  type Environment,
+  EvalSummary,
   evaluate,
   RunStore,
   readTrajectories,
@@ -145,15 +146,21 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
       progress?.stop();
       await store.close();
     }
-    process.stdout.write(`${formatSummary(summary)}\nRun folder: ${dir}\n`);
+    process.stdout.write(`${formatSummary(summary, environment)}\nRun folder: ${dir}\n`);
     return summary;
   } finally {
     await interrupts.releaseAfter(() => environment.close());
   }
 }
 
-/** The evaluation table: overall and per category, then what could not be loaded. */
-export function formatSummary(summary: EvalSummary): string {
+/** The keys every evaluation's summary has; the environment's own (`extendSummary`) are the others. */
+const coreSummaryKeys = new Set(Object.keys(EvalSummary.shape));
+
+/**
+ * The evaluation table: overall and per category, what the environment added to the summary (in
+ * its own words, `summaryLines`, or by name), then what could not be loaded.
+ */
+export function formatSummary(summary: EvalSummary, environment?: Pick<Environment, 'summaryLines'>): string {
   const k = summary.k;
   const rows = Object.entries(summary.perCategory)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -171,13 +178,9 @@ export function formatSummary(summary: EvalSummary): string {
       (summary.unscoredAttempts ? ` (${summary.unscoredAttempts} attempts unscored)` : '') +
       ` | ${duration(summary.durationMs)}`,
   ];
-  // AppWorld's own metrics, when the environment added them (see env-appworld's goal-completion).
-  const appworld = (summary as Record<string, unknown>)['appworld'] as { tgc?: number; sgc?: number } | undefined;
-  if (typeof appworld?.tgc === 'number' && typeof appworld.sgc === 'number') {
-    lines.push(
-      `AppWorld TGC ${percent(appworld.tgc)} | SGC ${percent(appworld.sgc)} (mean over the ${k} attempt runs)`,
-    );
-  }
+  const added = Object.keys(summary).filter((key) => !coreSummaryKeys.has(key));
+  if (environment?.summaryLines) lines.push(...environment.summaryLines(summary));
+  else if (added.length) lines.push(`${summary.env} metrics in summary.json: ${added.join(', ')}`);
   for (const item of summary.unloadable) lines.push(`not loadable: ${item.id}: ${item.reason}`);
   return lines.join('\n');
 }

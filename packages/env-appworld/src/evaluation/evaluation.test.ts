@@ -1,7 +1,7 @@
 import { type Action, rightPath, type Trajectory } from '@harness-s/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppWorldEnvironment } from '../environment.js';
-import { goalCompletion } from '../goal-completion.js';
+import { goalCompletion, goalCompletionLines } from '../goal-completion.js';
 import { runActions } from '../plan-runner.js';
 import { SandboxWorkerPool } from '../sandbox/sandbox-worker.js';
 import type { AppWorldTask } from '../tasks/types.js';
@@ -113,5 +113,9 @@ describe('TGC and SGC', () => {
     expect(metrics.sgc).toBeCloseTo((1 / 2 + 1 / 2) / 2);
     expect(metrics.sgcAnyAttempt).toBe(1);
     expect(metrics).toMatchObject({ scenarios: 2, runs: 2 });
+    expect(goalCompletionLines({ appworld: metrics })).toEqual([
+      'AppWorld TGC 66.67% | SGC 50.00% (mean over 2 attempt runs; SGC with any attempt 100.00%)',
+    ]);
+    expect(goalCompletionLines({})).toEqual([]);
   });
 });
