@@ -1,7 +1,7 @@
 import type { Environment } from '@harness-s/core';
 import { createEmptyPolicy, createOpenAIPolicy, SimulatedPolicy } from '@harness-s/policy';
 import { describe, expect, it } from 'vitest';
-import { actionsOf, createEnvironment, type EnvironmentOptions } from './environments.js';
+import { actionsOf, createEnvironment, defaultSplit, type EnvironmentOptions } from './environments.js';
 
 /** The sandbox kind a SWE-Gym environment opened with these options runs its episodes in. */
 async function swegymSandbox(options: EnvironmentOptions): Promise<string> {
@@ -38,5 +38,14 @@ describe('confinement of what a policy does', () => {
     expect(() => createEnvironment('swegym', { actionsFrom: 'plan', sandbox: 'vm' })).toThrow(
       /--sandbox must be local or docker, got 'vm'/,
     );
+  });
+});
+
+describe('the split eval and replay read without --split', () => {
+  it('is dev where the environment ships one, else its first split', () => {
+    expect(defaultSplit({ id: 'dbbench', splits: ['dev'] })).toBe('dev');
+    expect(defaultSplit({ id: 'swegym', splits: ['train', 'dev', 'test', 'all'] })).toBe('dev');
+    expect(defaultSplit({ id: 'mine', splits: ['test', 'train'] })).toBe('test');
+    expect(() => defaultSplit({ id: 'mine', splits: [] })).toThrow(/mine ships no split: give --data FILE/);
   });
 });

@@ -81,3 +81,12 @@ export function createEnvironment(name: string, options: EnvironmentOptions = {}
   }
   return factory(options);
 }
+
+/** The split `eval` and `replay` read without `--split`: `dev` where the environment ships one, else its first. */
+export function defaultSplit(environment: Pick<Environment, 'id' | 'splits'>): string {
+  const split = environment.splits.includes('dev') ? 'dev' : environment.splits[0];
+  if (split === undefined) {
+    throw new ConfigError(`${environment.id} ships no split: give --data FILE`, { code: 'bad-flag' });
+  }
+  return split;
+}

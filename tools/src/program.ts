@@ -37,7 +37,7 @@ export function createProgram(): Command {
     .command('eval')
     .description('Run k attempts of every task under one harness; print Pass@k and Avg@k; write a run folder.')
     .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
-    .option('--split <name>', 'a split shipped with the environment', 'dev')
+    .option('--split <name>', 'a split shipped with the environment (default: dev, or its first split)')
     .option('--data <file>', 'a task file to use instead of a shipped split')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--harness <name|file>', 'a built-in harness (h0, h0-text, minimal, codeact) or a harness spec .json', 'h0')
@@ -99,7 +99,7 @@ export function createProgram(): Command {
       '--actions <file>',
       'a JSON array of actions, JSONL of actions, or a run folder / trajectories.jsonl',
     )
-    .option('--split <name>', 'a split shipped with the environment', 'dev')
+    .option('--split <name>', 'a split shipped with the environment (default: dev, or its first split)')
     .option('--data <file>', 'a task file to use instead of a shipped split')
     .option('--attempt <n>', 'which attempt of the task, when reading a run', integer('--attempt', 0), 0)
     .option('--harness <id>', 'which harness id, when reading a run with several')

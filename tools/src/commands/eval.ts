@@ -11,7 +11,7 @@ import {
   type TaskSet,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
-import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
+import { actionsOf, createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
@@ -76,11 +76,8 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
-    const split = flags.data ? resolve(flags.data) : (flags.split ?? 'dev');
-    const taskSet = selectTasks(
-      await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' }),
-      flags,
-    );
+    const split = flags.data ? resolve(flags.data) : (flags.split ?? defaultSplit(environment));
+    const taskSet = selectTasks(await environment.loadTasks(flags.data ? { file: flags.data } : { split }), flags);
     const splitName = taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
     const dir = resolve(flags.resume ?? flags.out ?? join('runs', `${timestamp()}-${flags.env}-${flags.policy}`));
     if (flags.resume && !existsSync(dir))

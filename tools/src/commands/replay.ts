@@ -9,7 +9,7 @@ import {
   Trajectory,
 } from '@harness-s/core';
 import { z } from 'zod';
-import { createEnvironment, environmentOptions } from '../environments.js';
+import { createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
 
 export interface ReplayFlags {
   env: string;
@@ -85,7 +85,9 @@ export async function runReplay(
 ) {
   const environment = shared ?? createEnvironment(flags.env, environmentOptions(flags));
   try {
-    const taskSet = await environment.loadTasks(flags.data ? { file: flags.data } : { split: flags.split ?? 'dev' });
+    const taskSet = await environment.loadTasks(
+      flags.data ? { file: flags.data } : { split: flags.split ?? defaultSplit(environment) },
+    );
     const task = taskSet.tasks.find((item) => item.id === flags.task);
     if (!task) {
       const unloadable = taskSet.unloadable.find((item) => item.id === flags.task);
