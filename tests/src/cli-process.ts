@@ -30,10 +30,14 @@ function printed(child: ChildProcessByStdio<null, Readable, Readable>): { stdout
   return output;
 }
 
-/** Runs the CLI to its end; its exit code and what it printed. */
-export function runCli(args: string[]): Promise<CliRun> {
+/** Runs the CLI to its end, with these variables added to its environment; its exit code and what it printed. */
+export function runCli(args: string[], variables: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [...cli, ...args], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(tsx, [...cli, ...args], {
+      cwd: repositoryRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...variables },
+    });
     const output = printed(child);
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, ...output }));

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 import { HarnessError } from '@harness-s/core';
+import { loadPlugins } from './plugins.js';
 import { createProgram } from './program.js';
 
 try {
+  // Plug-ins first: their environments are among --env's choices.
+  await loadPlugins();
   await createProgram().parseAsync(process.argv);
 } catch (error) {
   if (HarnessError.isInstance(error)) {

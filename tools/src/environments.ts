@@ -1,7 +1,5 @@
 import { ConfigError, type Environment, type Policy } from '@harness-s/core';
-import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
-import { createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
-import { createSwegymEnvironment } from '@harness-s/env-swegym';
+import { builtInEnvironments } from './builtin-environments.js';
 
 /** Options shared by every command that opens episodes. */
 export interface EnvironmentOptions {
@@ -36,50 +34,72 @@ export function environmentOptions(flags: EnvironmentOptions): EnvironmentOption
   };
 }
 
-const factories: Record<string, (options: EnvironmentOptions) => Environment> = {
-  dbbench: (options) => {
-    const scoring = options.scoring ?? 'v0.2';
-    if (scoring !== 'v0.2' && scoring !== 'normalized') {
-      throw new ConfigError(`--scoring must be v0.2 or normalized, got '${scoring}'`, { code: 'bad-flag' });
-    }
-    return createDbbenchEnvironment({
-      scoring: scoring as DbbenchScoring,
-      ...(options.db ? { db: options.db } : {}),
-    }) as unknown as Environment;
-  },
-  swegym: (options) => {
-    const fromPlans = options.actionsFrom === 'plan';
-    // The local sandbox is a directory on this machine: it confines nothing, so only plans run there
-    // unless the user says otherwise.
-    const sandbox = options.sandbox ?? (fromPlans ? 'local' : 'docker');
-    if (sandbox !== 'local' && sandbox !== 'docker') {
-      throw new ConfigError(`--sandbox must be local or docker, got '${sandbox}'`, { code: 'bad-flag' });
-    }
-    if (sandbox === 'local' && !fromPlans && !options.unconfined) {
-      throw new ConfigError(
-        'swegym: --sandbox local runs every command on this machine, unconfined, and this policy writes its own commands; use --sandbox docker (no network, resource limits), or add --unconfined to run them here anyway',
-        { code: 'unconfined-actions' },
-      );
-    }
-    return createSwegymEnvironment({ sandbox }) as unknown as Environment;
-  },
-  appworld: (options) =>
-    (options.appworldUrl?.length
-      ? createAppWorldRemoteEnvironment({ urls: options.appworldUrl })
-      : createAppWorldEnvironment()) as unknown as Environment,
-};
+/** What `harness-s cleanup` was asked (its flags). */
+export interface CleanupFlags {
+  env: string;
+  /** dbbench: the server to clean, e.g. `postgres://user@host:5432/db`. */
+  db?: string;
+  /** swegym: only the containers of this run label. */
+  run?: string;
+  /** swegym: also containers of runs still alive on this machine. */
+  all?: boolean;
+}
 
-export const environmentNames = (): string[] => Object.keys(factories);
+/**
+ * An environment the command line can run: its `--env` name, how to open it, and what the
+ * commands around it need to know. The built-in ones are in `builtin-environments.ts`; a plug-in
+ * adds its own (`registerEnvironment`, or `HARNESS_S_PLUGINS`, see `plugins.ts`).
+ */
+export interface EnvironmentEntry {
+  /** The `--env` name, equal to the environment's `id`. */
+  name: string;
+  /** Opens the environment with the command's options (refusing the ones it cannot honour). */
+  create(options: EnvironmentOptions): Environment;
+  /** `harness-s cleanup --env NAME`: removes what killed runs left behind, and says what, a line each. */
+  cleanup?(flags: CleanupFlags): Promise<string[]>;
+  /** Said when a second Ctrl-C exits before closing: how to remove what may be left behind. */
+  leftovers?: string;
+  /** Episodes are slow (whole test suites): `reproduce` gives it smaller budgets. */
+  slow?: boolean;
+}
 
-/** Creates an environment by its `--env` name. */
-export function createEnvironment(name: string, options: EnvironmentOptions = {}): Environment {
-  const factory = factories[name];
-  if (!factory) {
+const entries = new Map<string, EnvironmentEntry>(builtInEnvironments.map((entry) => [entry.name, entry]));
+
+/** What an `--env` name may be. */
+export const environmentName = /^[a-z][a-z0-9-]*$/;
+
+/** Adds an environment to the command line; a name already taken is refused. */
+export function registerEnvironment(entry: EnvironmentEntry): void {
+  if (!environmentName.test(entry.name)) {
+    throw new ConfigError(`environment name '${entry.name}' must be lower-case letters, digits and dashes`, {
+      code: 'bad-environment-name',
+    });
+  }
+  if (entries.has(entry.name)) {
+    throw new ConfigError(`environment '${entry.name}' is already registered`, { code: 'duplicate-environment' });
+  }
+  entries.set(entry.name, entry);
+}
+
+export const environmentNames = (): string[] => [...entries.keys()];
+
+/** The registered environment of this name, or undefined. */
+export const findEnvironment = (name: string): EnvironmentEntry | undefined => entries.get(name);
+
+/** The registered environment of this `--env` name. */
+export function environmentEntry(name: string): EnvironmentEntry {
+  const entry = entries.get(name);
+  if (!entry) {
     throw new ConfigError(`unknown --env '${name}'; available: ${environmentNames().join(', ')}`, {
       code: 'unknown-env',
     });
   }
-  return factory(options);
+  return entry;
+}
+
+/** Creates an environment by its `--env` name. */
+export function createEnvironment(name: string, options: EnvironmentOptions = {}): Environment {
+  return environmentEntry(name).create(options);
 }
 
 /** The split `eval` and `replay` read without `--split`: `dev` where the environment ships one, else its first. */

@@ -1,4 +1,5 @@
 import { ConfigError } from '@harness-s/core';
+import { findEnvironment } from './environments.js';
 
 /** What a command listening for SIGINT and SIGTERM sees of them. */
 export interface Interrupts {
@@ -87,7 +88,5 @@ export function listenForInterrupts(options: InterruptOptions = {}): Interrupts 
 
 /** How to remove what an environment's interrupted run may leave, for `InterruptOptions.leftovers`. */
 export function leftoversOf(env: string): string | undefined {
-  if (env === 'swegym') return '`harness-s cleanup --env swegym` removes leftover containers';
-  if (env === 'dbbench') return '`harness-s cleanup --env dbbench --db URL` removes leftover databases and roles';
-  return undefined;
+  return findEnvironment(env)?.leftovers;
 }

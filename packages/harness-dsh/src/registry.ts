@@ -23,6 +23,24 @@ const builtIns: Record<string, Record<string, () => HarnessSpec>> = {
   },
 };
 
+/**
+ * Registers the built-in harnesses of an environment this package does not ship (a plug-in's), by
+ * name; `h0` is its base harness. Names it already has are refused.
+ */
+export function registerBuiltInHarnesses(env: string, specs: Readonly<Record<string, () => HarnessSpec>>): void {
+  if (!specs['h0'] && !builtIns[env]?.['h0']) {
+    throw new ConfigError(`harnesses of '${env}': no base harness h0`, { code: 'no-base-harness' });
+  }
+  const known = builtIns[env] ?? {};
+  const taken = Object.keys(specs).filter((name) => name in known);
+  if (taken.length) {
+    throw new ConfigError(`harnesses of '${env}': ${taken.join(', ')} already registered`, {
+      code: 'duplicate-harness',
+    });
+  }
+  builtIns[env] = { ...known, ...specs };
+}
+
 /** Names of the built-in harnesses for an environment. */
 export function builtInHarnesses(env: string): string[] {
   return Object.keys(builtIns[env] ?? {});

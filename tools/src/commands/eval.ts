@@ -159,9 +159,14 @@ const coreSummaryKeys = new Set(Object.keys(EvalSummary.shape));
  */
 export function formatSummary(summary: EvalSummary, environment?: Pick<Environment, 'summaryLines'>): string {
   const k = summary.k;
-  const rows = Object.entries(summary.perCategory)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([category, rates]) => [category, String(rates.tasks), percent(rates.passAtK), percent(rates.avgAtK)]);
+  // Tasks without a category are counted under 'all': the total row says it when they are all there is.
+  const categories = Object.entries(summary.perCategory).sort(([a], [b]) => a.localeCompare(b));
+  const rows = (categories.length === 1 && categories[0]?.[0] === 'all' ? [] : categories).map(([category, rates]) => [
+    category === 'all' ? '(none)' : category,
+    String(rates.tasks),
+    percent(rates.passAtK),
+    percent(rates.avgAtK),
+  ]);
   const table = renderTable(
     ['category', 'tasks', `Pass@${k}`, `Avg@${k}`],
     [...rows, ['all', String(summary.tasks), percent(summary.passAtK), percent(summary.avgAtK)]],

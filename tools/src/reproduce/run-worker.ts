@@ -4,11 +4,14 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { HarnessError } from '@harness-s/core';
+import { loadPlugins } from '../plugins.js';
 import { interruptedError, type JobReply, type JobRequest } from './job-pool.js';
 import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 
 const port = parentPort;
 if (!port) throw new Error('run-worker.ts runs only as a worker thread');
+// The thread has its own registries: the plug-ins the command line loaded (HARNESS_S_PLUGINS) load again.
+await loadPlugins();
 const cache = new ResourceCache();
 const post = (reply: JobReply) => port.postMessage(reply);
 /** Aborted by an interrupt: the job running stops, and so does any sent after it. */

@@ -1,3 +1,5 @@
+import { findEnvironment } from '../environments.js';
+
 /** How much work one environment gets in a reproduction. */
 export interface EnvironmentBudget {
   /** Training steps per run. */
@@ -25,7 +27,7 @@ export interface EnvironmentBudget {
  * get smaller groups and fewer steps.
  */
 export function budgetFor(env: string, quick: boolean): EnvironmentBudget {
-  const slow = env === 'swegym';
+  const slow = findEnvironment(env)?.slow === true;
   if (quick) {
     return slow
       ? { steps: 3, batchSize: 3, k: 4, evalK: 3, evalEvery: 3, evolveRounds: 1, profileK: 1, reanchorEvery: 2 }

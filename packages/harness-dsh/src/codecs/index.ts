@@ -6,7 +6,7 @@ import { sqlOnlyCodec } from './sql-only.js';
 import { sweTextCodec } from './swe-text.js';
 import { toolCallsCodec } from './tool-calls.js';
 
-const codecs: ReadonlyMap<string, ActionCodec> = new Map(
+const codecs = new Map<string, ActionCodec>(
   [toolCallsCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, codeBlockCodec].map((codec) => [codec.kind, codec]),
 );
 
@@ -37,4 +37,12 @@ export function codecFor(kind: string): ActionCodec {
 }
 
 export const codecKinds = (): string[] => [...codecs.keys(), ...codecFactories.keys()];
+
+/** Adds an action codec (a plug-in's) that harness specs can name by its kind; a known kind is refused. */
+export function registerCodec(codec: ActionCodec): void {
+  if (codecs.has(codec.kind) || codecFactories.has(codec.kind)) {
+    throw new ConfigError(`codec '${codec.kind}' is already registered`, { code: 'duplicate-codec' });
+  }
+  codecs.set(codec.kind, codec);
+}
 export { codeBlockCodec, createCodeActCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, toolCallsCodec };

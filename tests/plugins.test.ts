@@ -1,0 +1,61 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repositoryRoot, runCli } from './src/cli-process.js';
+
+const plugin = { HARNESS_S_PLUGINS: join(repositoryRoot, 'tests/src/fixtures/counter-plugin.ts') };
+
+describe('a benchmark plugged in through HARNESS_S_PLUGINS', () => {
+  it('is an --env of every command, in worker threads too', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'plugin-'));
+    const evaluated = await runCli(
+      ['eval', '--env', 'counter', '--policy', 'oracle', '--k', '1', '--out', join(out, 'eval')],
+      plugin,
+    );
+    expect(evaluated.stderr).not.toMatch(/error/);
+    expect(evaluated.code).toBe(0);
+    expect(evaluated.stdout).toMatch(/solved 20\/20 tasks at least once/);
+
+    // Evolution (with the plug-in's extras), profiles, the four methods and the router ablations,
+    // two runs at a time in worker threads that load the plug-in themselves.
+    const reproduced = await runCli(
+      [
+        'reproduce',
+        '--quick',
+        '--envs',
+        'counter',
+        '--seeds',
+        '1',
+        '--jobs',
+        '2',
+        '--no-report',
+        '--out',
+        join(out, 'reproduce'),
+      ],
+      plugin,
+    );
+    expect(reproduced.stderr).not.toMatch(/error/);
+    expect(reproduced.code).toBe(0);
+    const results = JSON.parse(await readFile(join(out, 'reproduce', 'results.json'), 'utf8'));
+    expect(results.records).toHaveLength(6);
+    expect(new Set(results.records.map((record: { env: string }) => record.env))).toEqual(new Set(['counter']));
+
+    const cleanup = await runCli(['cleanup', '--env', 'counter'], plugin);
+    expect(cleanup.code).toBe(2);
+    expect(cleanup.stderr).toMatch(
+      /counter leaves nothing behind to clean; environments with a cleanup: dbbench, swegym/,
+    );
+  }, 120_000);
+
+  it('names a plug-in that does not load, or is not one', async () => {
+    const missing = await runCli(['eval', '--env', 'counter'], { HARNESS_S_PLUGINS: './no-such-plugin.js' });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/HARNESS_S_PLUGINS: cannot load '\.\/no-such-plugin\.js'/);
+    const notOne = await runCli(['eval', '--env', 'counter'], {
+      HARNESS_S_PLUGINS: join(repositoryRoot, 'tests/src/run-outcome.ts'),
+    });
+    expect(notOne.code).toBe(2);
+    expect(notOne.stderr).toMatch(/plug-in '.*run-outcome\.ts' \(HARNESS_S_PLUGINS\): is not an object/);
+  }, 60_000);
+});

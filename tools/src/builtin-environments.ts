@@ -1,0 +1,81 @@
+import { ConfigError, type Environment } from '@harness-s/core';
+import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
+import { cleanupDbbench, createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
+import { cleanupSwegym, createSwegymEnvironment } from '@harness-s/env-swegym';
+import type { EnvironmentEntry } from './environments.js';
+
+const dbbench: EnvironmentEntry = {
+  name: 'dbbench',
+  create(options) {
+    const scoring = options.scoring ?? 'v0.2';
+    if (scoring !== 'v0.2' && scoring !== 'normalized') {
+      throw new ConfigError(`--scoring must be v0.2 or normalized, got '${scoring}'`, { code: 'bad-flag' });
+    }
+    return createDbbenchEnvironment({
+      scoring: scoring as DbbenchScoring,
+      ...(options.db ? { db: options.db } : {}),
+    }) as unknown as Environment;
+  },
+  async cleanup(flags) {
+    if (!flags.db) {
+      throw new ConfigError('cleanup --env dbbench needs --db URL (postgres://... or mysql://...)', {
+        code: 'bad-flag',
+      });
+    }
+    const report = await cleanupDbbench(flags.db);
+    return [
+      ...report.removed.map((run) => `removed run ${run.runId}: ${run.objects.join(', ')}`),
+      ...report.active.map((runId) => `left run ${runId} alone: it is still connected`),
+      ...(report.removed.length === 0 && report.active.length === 0 ? ['nothing to clean'] : []),
+    ];
+  },
+  leftovers: '`harness-s cleanup --env dbbench --db URL` removes leftover databases and roles',
+};
+
+const swegym: EnvironmentEntry = {
+  name: 'swegym',
+  create(options) {
+    const fromPlans = options.actionsFrom === 'plan';
+    // The local sandbox is a directory on this machine: it confines nothing, so only plans run there
+    // unless the user says otherwise.
+    const sandbox = options.sandbox ?? (fromPlans ? 'local' : 'docker');
+    if (sandbox !== 'local' && sandbox !== 'docker') {
+      throw new ConfigError(`--sandbox must be local or docker, got '${sandbox}'`, { code: 'bad-flag' });
+    }
+    if (sandbox === 'local' && !fromPlans && !options.unconfined) {
+      throw new ConfigError(
+        'swegym: --sandbox local runs every command on this machine, unconfined, and this policy writes its own commands; use --sandbox docker (no network, resource limits), or add --unconfined to run them here anyway',
+        { code: 'unconfined-actions' },
+      );
+    }
+    return createSwegymEnvironment({ sandbox }) as unknown as Environment;
+  },
+  async cleanup(flags) {
+    const report = await cleanupSwegym({
+      ...(flags.run ? { runLabel: flags.run } : {}),
+      includeLive: flags.all === true,
+    });
+    return [
+      ...(report.dockerReachable ? [] : ['docker is not reachable: no containers looked for']),
+      ...report.removedContainers.map(
+        (container) =>
+          `removed container ${container.id.slice(0, 12)} (run ${container.run}, owner pid ${container.ownerPid})`,
+      ),
+      ...(report.removedDirectories ? [`removed ${report.removedDirectories} local sandbox directories`] : []),
+      ...(report.removedContainers.length === 0 && report.removedDirectories === 0 ? ['nothing to clean'] : []),
+    ];
+  },
+  leftovers: '`harness-s cleanup --env swegym` removes leftover containers',
+  slow: true,
+};
+
+const appworld: EnvironmentEntry = {
+  name: 'appworld',
+  create: (options) =>
+    (options.appworldUrl?.length
+      ? createAppWorldRemoteEnvironment({ urls: options.appworldUrl })
+      : createAppWorldEnvironment()) as unknown as Environment,
+};
+
+/** The environments this package ships, in `--env` order. */
+export const builtInEnvironments: readonly EnvironmentEntry[] = [dbbench, swegym, appworld];

@@ -1,0 +1,92 @@
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type ActionCodec, ConfigError, type HarnessSpec } from '@harness-s/core';
+import {
+  type EnvironmentExtras,
+  registerBuiltInHarnesses,
+  registerCodec,
+  registerEnvironmentExtras,
+} from '@harness-s/harness-dsh';
+import { type EnvironmentEntry, environmentName, findEnvironment, registerEnvironment } from './environments.js';
+
+/**
+ * A benchmark packaged for the command line: its environment, its built-in harnesses (`h0` at
+ * least), and optionally what evolution needs of it and the action codecs its harnesses use. A
+ * module whose default export is one (see `definePlugin`) is loaded by naming it in
+ * `HARNESS_S_PLUGINS`; code that builds its own command line calls `registerPlugin`.
+ */
+export interface HarnessSPlugin {
+  environment: EnvironmentEntry;
+  /** Harness specs by name; `h0` is the base harness every method starts from. */
+  harnesses: Readonly<Record<string, () => HarnessSpec>>;
+  /** Tool transforms, failure signals and rule wordings for evolution (default: none). */
+  extras?: EnvironmentExtras;
+  /** Action codecs the harnesses name beyond the built-in ones. */
+  codecs?: readonly ActionCodec[];
+}
+
+/** Types a plug-in's default export. */
+export const definePlugin = (plugin: HarnessSPlugin): HarnessSPlugin => plugin;
+
+/** Refuses a plug-in that is not one, naming what is wrong and where it came from. */
+function checkPlugin(value: unknown, source: string): asserts value is HarnessSPlugin {
+  const bad = (what: string) => new ConfigError(`plug-in ${source}: ${what}`, { code: 'bad-plugin' });
+  const plugin = value as Partial<HarnessSPlugin> | null;
+  if (!plugin || typeof plugin !== 'object') throw bad('is not an object (export one made with definePlugin)');
+  const environment = plugin.environment as Partial<EnvironmentEntry> | undefined;
+  if (typeof environment?.name !== 'string' || !environmentName.test(environment.name)) {
+    throw bad(
+      `environment.name must be lower-case letters, digits and dashes, got ${JSON.stringify(environment?.name)}`,
+    );
+  }
+  if (typeof environment.create !== 'function') throw bad('environment.create must be a function');
+  if (typeof plugin.harnesses?.['h0'] !== 'function') throw bad('harnesses.h0 must be a function returning H0');
+  if (plugin.extras && plugin.extras.env !== environment.name) {
+    throw bad(`extras.env is '${plugin.extras.env}', not the environment's name '${environment.name}'`);
+  }
+}
+
+/** Registers a plug-in's environment, harnesses, codecs and extras. */
+export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code'): void {
+  checkPlugin(plugin, source);
+  const { name } = plugin.environment;
+  if (findEnvironment(name)) {
+    throw new ConfigError(`plug-in ${source}: environment '${name}' is already registered`, {
+      code: 'duplicate-environment',
+    });
+  }
+  for (const codec of plugin.codecs ?? []) registerCodec(codec);
+  registerBuiltInHarnesses(name, plugin.harnesses);
+  if (plugin.extras) registerEnvironmentExtras(plugin.extras);
+  registerEnvironment(plugin.environment);
+}
+
+const loaded = new Set<string>();
+
+/**
+ * Loads the plug-ins a comma-separated list names (by default `HARNESS_S_PLUGINS`): package names,
+ * or paths to modules. Each is loaded once per thread; returns the ones loaded now.
+ */
+export async function loadPlugins(list = process.env['HARNESS_S_PLUGINS'] ?? ''): Promise<string[]> {
+  const now: string[] = [];
+  for (const specifier of list.split(',').map((item) => item.trim())) {
+    if (!specifier) continue;
+    const path = specifier.startsWith('.') || isAbsolute(specifier);
+    const url = path ? pathToFileURL(resolve(specifier)).href : specifier;
+    if (loaded.has(url)) continue;
+    let module: { default?: unknown; plugin?: unknown };
+    try {
+      module = await import(url);
+    } catch (error) {
+      throw new ConfigError(`HARNESS_S_PLUGINS: cannot load '${specifier}': ${(error as Error).message}`, {
+        code: 'bad-plugin',
+      });
+    }
+    const plugin = module.default ?? module.plugin;
+    checkPlugin(plugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
+    registerPlugin(plugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
+    loaded.add(url);
+    now.push(specifier);
+  }
+  return now;
+}
