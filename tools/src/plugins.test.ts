@@ -1,24 +1,11 @@
 import type { Environment, HarnessSpec } from '@harness-s/core';
-import { createCounterEnvironment } from '@harness-s/core/testing';
+import { createCounterEnvironment, plainHarnessSpec } from '@harness-s/core/testing';
 import { environmentExtras, resolveHarness, toolCallsCodec } from '@harness-s/harness-dsh';
 import { describe, expect, it } from 'vitest';
 import { createEnvironment, environmentNames } from './environments.js';
 import { type HarnessSPlugin, registerPlugin } from './plugins.js';
 
-const h0 = (env: string) => (): HarnessSpec => ({
-  schemaVersion: 1,
-  id: 'h0',
-  family: 'dsh',
-  env,
-  parent: null,
-  direction: null,
-  description: 'base',
-  prompt: { system: 'Count.', task: '{{instruction}}', directives: [] },
-  codec: { kind: 'tool-calls' },
-  tools: [],
-  context: { maxObservationChars: null, truncationMarker: '', keepLastObservations: null },
-  execution: { maxSteps: 5, maxFormatErrors: 2 },
-});
+const h0 = (env: string) => (): HarnessSpec => plainHarnessSpec({ id: 'h0', family: 'dsh', env });
 
 const counterPlugin = (name: string): HarnessSPlugin => ({
   environment: { name, create: () => createCounterEnvironment().environment as unknown as Environment },

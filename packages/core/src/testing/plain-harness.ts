@@ -2,9 +2,9 @@ import type { ExecutedAction, Harness } from '../harness.js';
 import type { HarnessSpec } from '../harness-spec.js';
 import type { AssistantMessage, Message } from '../message.js';
 
-/** A minimal tool-calls harness for core tests (the real harnesses live in the harness package). */
-export function createPlainHarness(execution: Partial<HarnessSpec['execution']> = {}): Harness {
-  const spec: HarnessSpec = {
+/** A minimal tool-calls harness spec for the counter environment, with these fields changed. */
+export function plainHarnessSpec(changes: Partial<HarnessSpec> = {}): HarnessSpec {
+  return {
     schemaVersion: 1,
     id: 'plain',
     family: 'test',
@@ -16,8 +16,15 @@ export function createPlainHarness(execution: Partial<HarnessSpec['execution']> 
     codec: { kind: 'tool-calls' },
     tools: [],
     context: { maxObservationChars: null, truncationMarker: '', keepLastObservations: null },
-    execution: { maxSteps: 5, maxFormatErrors: 2, ...execution },
+    execution: { maxSteps: 5, maxFormatErrors: 2 },
+    ...changes,
   };
+}
+
+/** A minimal tool-calls harness for core tests (the real harnesses live in the harness package). */
+export function createPlainHarness(execution: Partial<HarnessSpec['execution']> = {}): Harness {
+  const base = plainHarnessSpec();
+  const spec = plainHarnessSpec({ execution: { ...base.execution, ...execution } });
   return {
     spec,
     codec: {
