@@ -84,7 +84,16 @@ interface Pending {
 interface Slot {
   worker: Worker;
   current?: Pending;
+  /** Settles when the current job has (see `free`). */
+  idle: Promise<void>;
+  markIdle: () => void;
   exited: Promise<void>;
+}
+
+/** The slot's job has settled: it may take the next. */
+function free(slot: Slot): void {
+  slot.current = undefined;
+  slot.markIdle();
 }
 
 /** The worker's error in this thread, as a HarnessError when it was one (so the CLI reports it as such). */
@@ -138,6 +147,9 @@ class WorkerPool implements JobPool {
       if (!slot) return;
       const pending = this.queue.shift() as Pending;
       slot.current = pending;
+      slot.idle = new Promise((resolve) => {
+        slot.markIdle = resolve;
+      });
       slot.worker.postMessage({ kind: 'run', id: pending.id, job: pending.job } satisfies JobRequest);
     }
   }
@@ -146,6 +158,8 @@ class WorkerPool implements JobPool {
     const worker = startWorker();
     const slot: Slot = {
       worker,
+      idle: Promise.resolve(),
+      markIdle: () => undefined,
       exited: new Promise((resolve) => worker.once('exit', () => resolve())),
     };
     worker.on('message', (reply: JobReply) => {
@@ -155,7 +169,7 @@ class WorkerPool implements JobPool {
       }
       const pending = slot.current;
       if (!pending || pending.id !== reply.id) return;
-      slot.current = undefined;
+      free(slot);
       if (reply.kind === 'done') pending.resolve(reply.record);
       else pending.reject(rebuildError(reply));
       this.dispatch();
@@ -164,7 +178,7 @@ class WorkerPool implements JobPool {
       // A worker that dies takes its job with it; the pool stops taking work.
       this.broken ??= error;
       slot.current?.reject(error);
-      slot.current = undefined;
+      free(slot);
       for (const pending of this.queue.splice(0)) pending.reject(error);
     };
     worker.on('error', fail);
@@ -203,9 +217,8 @@ class WorkerPool implements JobPool {
 
   /** Waits until the slot's job has settled (or the worker exited), at most `ms`. */
   private async settled(slot: Slot, ms: number): Promise<void> {
-    const end = Date.now() + ms;
-    while (slot.current && Date.now() < end) {
-      await Promise.race([slot.exited, new Promise((resolve) => setTimeout(resolve, 50))]);
-    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([slot.idle, slot.exited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 }
