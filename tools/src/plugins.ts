@@ -64,8 +64,9 @@ export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code')
 const loaded = new Set<string>();
 
 /**
- * Loads the plug-ins a comma-separated list names (by default `HARNESS_S_PLUGINS`): package names,
- * or paths to modules. Each is loaded once per thread; returns the ones loaded now.
+ * Loads the plug-ins a comma-separated list names (by default `HARNESS_S_PLUGINS`): paths to modules
+ * (from the working directory), or package names, imported as harness-s imports its own packages
+ * (so installed beside it). Each is loaded once per thread; returns the ones loaded now.
  */
 export async function loadPlugins(list = process.env['HARNESS_S_PLUGINS'] ?? ''): Promise<string[]> {
   const now: string[] = [];
@@ -82,9 +83,7 @@ export async function loadPlugins(list = process.env['HARNESS_S_PLUGINS'] ?? '')
         code: 'bad-plugin',
       });
     }
-    const plugin = module.default ?? module.plugin;
-    checkPlugin(plugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
-    registerPlugin(plugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
+    registerPlugin((module.default ?? module.plugin) as HarnessSPlugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
     loaded.add(url);
     now.push(specifier);
   }
