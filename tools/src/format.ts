@@ -1,12 +1,20 @@
 /** A plain text table with aligned columns, for terminals and logs. */
-export function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+export function renderTable(
+  headers: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  /** How many leading columns are text, aligned left; the others are numbers, aligned right. */
+  textColumns = 1,
+): string {
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
-      .join('  ');
+      .map((cell, column) =>
+        column < textColumns ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
   return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { runCleanup } from './commands/cleanup.js';
+import { doctorDefaults, runDoctor } from './commands/doctor.js';
 import { runEval } from './commands/eval.js';
 import { runEvolve } from './commands/evolve.js';
 import { runExport } from './commands/export.js';
@@ -252,6 +253,24 @@ export function createProgram(): Command {
     .option('--out <file>', 'output file (default RUN_DIR/report.html)')
     .action(async (run: string, flags) => {
       await runReport({ run, ...flags });
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'Check which real parts work here: the embedded defaults (an oracle episode each), PostgreSQL, MySQL/MariaDB, Redis, Docker and its SWE-Gym image, an OpenAI-compatible endpoint. Exits 1 when an embedded default, or a part named by a flag, does not work.',
+    )
+    .option('--postgres <url>', `PostgreSQL to try (default ${doctorDefaults.postgres}; named, it must work)`)
+    .option('--mysql <url>', `MySQL or MariaDB to try (default ${doctorDefaults.mysql}; named, it must work)`)
+    .option('--redis <url>', `Redis to try (default ${doctorDefaults.redis}; named, it must work)`)
+    .option('--base-url <url>', 'OpenAI-compatible endpoint to try (default OPENAI_BASE_URL; named, it must work)')
+    .option('--model <name>', 'a model the endpoint must serve')
+    .option('--no-docker', 'skip the Docker checks')
+    .option('--timeout <ms>', 'longest one check may take', integer('--timeout', 1), 120_000)
+    .option('--json', 'print the checks as JSON')
+    .action(async (flags) => {
+      const { ok } = await runDoctor(flags);
+      if (!ok) process.exitCode = 1;
     });
 
   program

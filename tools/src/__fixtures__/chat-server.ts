@@ -1,7 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A chat completions server on loopback for tests: `reply` answers each request from its first message. */
+/**
+ * A chat completions server on loopback for tests: `reply` answers each request from its first
+ * message. `GET /models` lists one model, `test`.
+ */
 export interface ChatServer {
   /** The API base, e.g. `http://127.0.0.1:PORT/v1`. */
   baseUrl: string;
@@ -13,6 +16,11 @@ export interface ChatServer {
 export async function startChatServer(reply: (prompt: string) => string): Promise<ChatServer> {
   const prompts: string[] = [];
   const server = createServer((request, response) => {
+    if (request.method === 'GET' && request.url?.endsWith('/models')) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ object: 'list', data: [{ id: 'test', object: 'model', owned_by: 'tests' }] }));
+      return;
+    }
     let body = '';
     request.on('data', (chunk) => {
       body += chunk;

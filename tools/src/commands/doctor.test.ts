@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { startChatServer } from '../__fixtures__/chat-server.js';
+import { type DoctorCheck, runDoctor } from './doctor.js';
+
+const inCi = process.env['CI'] === 'true';
+const byPart = (checks: DoctorCheck[], start: string) => checks.find((check) => check.part.startsWith(start));
+
+describe('harness-s doctor', () => {
+  it('tries every embedded default with an oracle episode, and every service at its usual address', async () => {
+    const printed: string[] = [];
+    const { checks, ok } = await runDoctor({ docker: inCi, json: true }, (line) => printed.push(line));
+    expect(JSON.parse(printed.join('\n'))).toEqual({ ok, checks });
+    for (const part of ['Node.js', 'dbbench on PGlite', 'appworld, embedded', 'swegym, local sandbox']) {
+      expect(byPart(checks, part)).toMatchObject({ status: 'ok', required: true });
+    }
+    expect(byPart(checks, 'dbbench on PGlite')?.detail).toMatch(/^the oracle solved dev-\d+ \(dev\)$/);
+    // Services not named by a flag are reported, never required.
+    for (const part of ['PostgreSQL', 'MySQL/MariaDB', 'Redis', 'Docker daemon', 'SWE-Gym image']) {
+      expect(byPart(checks, part)?.required).toBe(false);
+    }
+    expect(ok).toBe(true);
+    const services = checks.filter((check) => /^(PostgreSQL|MySQL|Redis|Docker|SWE-Gym)/.test(check.part));
+    if (inCi) {
+      // CI runs every one of them.
+      for (const check of services) expect(check, check.part).toMatchObject({ status: 'ok' });
+    } else {
+      for (const check of services.filter((item) => item.status !== 'ok'))
+        console.log(`doctor test: ${check.part} not checked here: ${check.detail}`);
+    }
+  }, 180_000);
+
+  it('fails when a part named by a flag does not work, saying why and who needs it', async () => {
+    const chat = await startChatServer(() => 'hi');
+    try {
+      const printed: string[] = [];
+      const { checks, ok } = await runDoctor(
+        {
+          docker: false,
+          postgres: 'postgres://postgres@127.0.0.1:1/test',
+          redis: 'redis://127.0.0.1:2',
+          baseUrl: chat.baseUrl,
+          model: 'test',
+          timeout: 30_000,
+        },
+        (line) => printed.push(line),
+      );
+      expect(ok).toBe(false);
+      expect(byPart(checks, 'PostgreSQL postgres://postgres@127.0.0.1:1/test')).toMatchObject({
+        status: 'unreachable',
+        required: true,
+        detail: expect.stringMatching(/cannot reach .*127\.0\.0\.1:1/),
+      });
+      expect(byPart(checks, 'Redis redis://127.0.0.1:2')).toMatchObject({ status: 'unreachable', required: true });
+      expect(byPart(checks, 'OpenAI-compatible endpoint')).toMatchObject({
+        status: 'ok',
+        detail: 'serves 1 model(s), test among them',
+      });
+      expect(byPart(checks, 'Docker daemon')).toMatchObject({ status: 'skipped', detail: '--no-docker' });
+      const table = printed.join('\n');
+      expect(table).toMatch(/unreachable! +PostgreSQL .*; needed by dbbench --db postgres:\/\/\.\.\./);
+      expect(table).toMatch(/A part marked ! does not work/);
+
+      const other = await runDoctor(
+        { docker: false, baseUrl: chat.baseUrl, model: 'gpt-9', json: true },
+        () => undefined,
+      );
+      expect(byPart(other.checks, 'OpenAI-compatible endpoint')).toMatchObject({
+        status: 'failed',
+        detail: 'serves test, not gpt-9',
+      });
+      expect(other.ok).toBe(false);
+    } finally {
+      await chat.close();
+    }
+  }, 180_000);
+});

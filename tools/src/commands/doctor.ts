@@ -1,0 +1,260 @@
+import { type Environment, evaluate } from '@harness-s/core';
+import { defaultDockerClient, embeddedImage } from '@harness-s/env-swegym';
+import { resolveHarness } from '@harness-s/harness-dsh';
+import { createOraclePolicy } from '@harness-s/policy';
+import { pingRedis, redactRedisUrl } from '@harness-s/queue';
+import { createEnvironment, defaultSplit, type EnvironmentOptions } from '../environments.js';
+import { duration, renderTable } from '../format.js';
+
+export interface DoctorFlags {
+  /** PostgreSQL to try (`--db` of dbbench); given, it must work. */
+  postgres?: string;
+  /** MySQL or MariaDB to try; given, it must work. */
+  mysql?: string;
+  /** Redis of `train --redis` and `worker`; given, it must answer. */
+  redis?: string;
+  /** An OpenAI-compatible endpoint (`--policy openai`); by default OPENAI_BASE_URL when set. */
+  baseUrl?: string;
+  /** A model the endpoint must serve. */
+  model?: string;
+  /** Skip the Docker checks (`--no-docker`). */
+  docker?: boolean;
+  /** Longest a check may take, ms (default 120 000). */
+  timeout?: number;
+  json?: boolean;
+}
+
+/** One part checked: what it is, whether it works, what it was doing, and what needs it. */
+export interface DoctorCheck {
+  part: string;
+  status: 'ok' | 'unreachable' | 'failed' | 'skipped';
+  detail: string;
+  neededBy: string;
+  /** An embedded default, or a part the user named: the doctor fails when it does not work. */
+  required: boolean;
+  ms: number;
+}
+
+/** The addresses the doctor tries when none is given: the services' usual local ones. */
+export const doctorDefaults = {
+  postgres: 'postgres://postgres@127.0.0.1:5432/test',
+  mysql: 'mysql://root@127.0.0.1:3306/test',
+  redis: 'redis://127.0.0.1:6379',
+};
+
+/** Runs `work` with a deadline; its detail, or the reason it failed or timed out. */
+async function timed(
+  work: (signal: AbortSignal) => Promise<string>,
+  timeoutMs: number,
+): Promise<{ ok: boolean; detail: string; ms: number }> {
+  const started = performance.now();
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`no answer within ${duration(timeoutMs)}`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    const detail = await Promise.race([work(controller.signal), deadline]);
+    return { ok: true, detail, ms: performance.now() - started };
+  } catch (error) {
+    return { ok: false, detail: oneLine((error as Error).message ?? String(error)), ms: performance.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 300);
+
+/**
+ * Runs the oracle on an environment's first task, as a real run would: loading, opening an episode,
+ * acting, scoring and closing. Its detail says which task it solved.
+ */
+async function oracleEpisode(env: string, options: EnvironmentOptions, signal: AbortSignal): Promise<string> {
+  const environment: Environment = createEnvironment(env, { ...options, actionsFrom: 'plan' });
+  try {
+    const split = defaultSplit(environment);
+    const { tasks } = await environment.loadTasks({ split });
+    const task = tasks[0];
+    if (!task) throw new Error(`no loadable task in split ${split}`);
+    const { summary, trajectories } = await evaluate({
+      environment,
+      taskSet: { tasks: [task], unloadable: [] },
+      split,
+      harness: await resolveHarness(env, 'h0'),
+      policy: createOraclePolicy(),
+      k: 1,
+      seed: 0,
+      concurrency: 1,
+      runId: 'doctor',
+      maxInfraRetries: 0,
+      signal,
+    });
+    const failure = trajectories[0]?.infraErrors.at(-1)?.message;
+    if (!trajectories[0]?.evaluation && failure) throw new Error(failure);
+    if (summary.solved !== 1) throw new Error(`the oracle did not solve ${task.id}: the environment scores it wrong`);
+    return `the oracle solved ${task.id} (${split})`;
+  } finally {
+    await environment.close();
+  }
+}
+
+/** What the checks are, in the order they run. */
+interface Plan {
+  part: string;
+  neededBy: string;
+  required: boolean;
+  /** Failing to connect is `unreachable`, anything after `failed`. */
+  run: (signal: AbortSignal) => Promise<string>;
+  /** A reason it was not run. */
+  skip?: string;
+}
+
+function plan(flags: DoctorFlags): Plan[] {
+  const major = Number(process.versions.node.split('.')[0]);
+  const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
+  const docker = defaultDockerClient();
+  const checks: Plan[] = [
+    {
+      part: 'Node.js',
+      neededBy: 'everything (20 or later)',
+      required: true,
+      run: async () => {
+        if (major < 20) throw new Error(`Node.js ${process.versions.node} is older than 20`);
+        return `v${process.versions.node}`;
+      },
+    },
+    {
+      part: 'dbbench on PGlite',
+      neededBy: 'dbbench (the default --db)',
+      required: true,
+      run: (signal) => oracleEpisode('dbbench', {}, signal),
+    },
+    {
+      part: 'appworld, embedded',
+      neededBy: 'appworld (without --appworld-url)',
+      required: true,
+      run: (signal) => oracleEpisode('appworld', {}, signal),
+    },
+    {
+      part: 'swegym, local sandbox',
+      neededBy: 'swegym with the simulated, oracle and empty policies (git, python3, node)',
+      required: true,
+      run: (signal) => oracleEpisode('swegym', { sandbox: 'local' }, signal),
+    },
+    {
+      part: `PostgreSQL ${flags.postgres ? '' : '(default) '}${flags.postgres ?? doctorDefaults.postgres}`,
+      neededBy: 'dbbench --db postgres://...',
+      required: flags.postgres !== undefined,
+      run: (signal) => oracleEpisode('dbbench', { db: flags.postgres ?? doctorDefaults.postgres }, signal),
+    },
+    {
+      part: `MySQL/MariaDB ${flags.mysql ? '' : '(default) '}${flags.mysql ?? doctorDefaults.mysql}`,
+      neededBy: 'dbbench --db mysql://...',
+      required: flags.mysql !== undefined,
+      run: (signal) => oracleEpisode('dbbench', { db: flags.mysql ?? doctorDefaults.mysql }, signal),
+    },
+    {
+      part: `Redis ${flags.redis ? '' : '(default) '}${redactRedisUrl(flags.redis ?? doctorDefaults.redis)}`,
+      neededBy: 'train --redis, harness-s worker',
+      required: flags.redis !== undefined,
+      run: async () => {
+        const answer = await pingRedis(flags.redis ?? doctorDefaults.redis, 3000);
+        if (!answer.ok) throw new Error(answer.reason);
+        return 'answers PING';
+      },
+    },
+    {
+      part: 'Docker daemon',
+      neededBy: "swegym --sandbox docker (a model's commands)",
+      required: false,
+      ...(flags.docker === false ? { skip: '--no-docker' } : {}),
+      run: async () => {
+        const version = await docker.version();
+        return `Docker ${version.Version}`;
+      },
+    },
+    {
+      part: `SWE-Gym image ${embeddedImage}`,
+      neededBy: 'swegym --sandbox docker on the embedded instances (built by .ci/docker.sh)',
+      required: false,
+      ...(flags.docker === false ? { skip: '--no-docker' } : {}),
+      run: async (signal) => {
+        await docker.getImage(embeddedImage).inspect();
+        return oracleEpisode('swegym', { sandbox: 'docker' }, signal);
+      },
+    },
+    {
+      part: `OpenAI-compatible endpoint ${baseUrl ?? ''}`.trim(),
+      neededBy: '--policy openai, LLM rankers, summaries and analysers',
+      required: flags.baseUrl !== undefined,
+      ...(baseUrl ? {} : { skip: 'no --base-url and no OPENAI_BASE_URL' }),
+      run: async (signal) => {
+        const response = await fetch(`${(baseUrl ?? '').replace(/\/$/, '')}/models`, {
+          signal,
+          headers: process.env['OPENAI_API_KEY'] ? { authorization: `Bearer ${process.env['OPENAI_API_KEY']}` } : {},
+        });
+        if (!response.ok) throw new Error(`GET /models answered ${response.status} ${response.statusText}`);
+        const body = (await response.json()) as { data?: Array<{ id?: string }> };
+        const models = (body.data ?? []).map((item) => item.id).filter((id): id is string => typeof id === 'string');
+        if (flags.model && !models.includes(flags.model)) {
+          throw new Error(`serves ${models.join(', ') || 'no model'}, not ${flags.model}`);
+        }
+        return `serves ${models.length} model(s)${flags.model ? `, ${flags.model} among them` : ''}`;
+      },
+    },
+  ];
+  return checks;
+}
+
+/** Connection failures, as opposed to a part that answers and then does something wrong. */
+const unreachable =
+  /cannot reach|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|connect|not reachable|no answer within|socket/i;
+
+/** `harness-s doctor`: which real parts are reachable and working, each tried as a run would use it. */
+export async function runDoctor(
+  flags: DoctorFlags,
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<{ checks: DoctorCheck[]; ok: boolean }> {
+  const timeoutMs = flags.timeout ?? 120_000;
+  const checks: DoctorCheck[] = [];
+  for (const item of plan(flags)) {
+    const base = { part: item.part, neededBy: item.neededBy, required: item.required };
+    if (item.skip) {
+      checks.push({ ...base, status: 'skipped', detail: item.skip, ms: 0 });
+      continue;
+    }
+    const result = await timed(item.run, timeoutMs);
+    const status = result.ok ? 'ok' : unreachable.test(result.detail) ? 'unreachable' : 'failed';
+    checks.push({ ...base, status, detail: result.detail, ms: result.ms });
+    if (!flags.json) {
+      const mark = status === 'ok' ? 'ok' : item.required ? 'FAIL' : status;
+      process.stderr.write(`doctor: ${item.part}: ${mark} (${duration(result.ms)})\n`);
+    }
+  }
+  const ok = checks.every((check) => check.status === 'ok' || check.status === 'skipped' || !check.required);
+  if (flags.json) {
+    print(JSON.stringify({ ok, checks }, null, 2));
+  } else {
+    print(
+      renderTable(
+        ['status', 'part', 'detail'],
+        checks.map((check) => [
+          check.status === 'ok' || check.status === 'skipped' || !check.required ? check.status : `${check.status}!`,
+          check.part,
+          check.status === 'ok' ? check.detail : `${check.detail}; needed by ${check.neededBy}`,
+        ]),
+        3,
+      ),
+    );
+    print(
+      ok
+        ? '\nThe embedded defaults work; a part that does not is needed only by the commands its line names.'
+        : '\nA part marked ! does not work, and it is an embedded default or one named by a flag: see its line.',
+    );
+  }
+  return { checks, ok };
+}
