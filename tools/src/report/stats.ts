@@ -43,3 +43,11 @@ export function meanSpreadText(values: readonly number[]): string {
 
 /** Values in first-seen order without repeats. */
 export const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
+
+/**
+ * The rescue success rates of the runs that rescued anything: a run that never triggered rescue has
+ * no rate (its summary says 0), and averaging it in would read as rescues that failed.
+ */
+export const rescueSuccessRates = (
+  runs: ReadonlyArray<{ rescueTriggerRate: number; rescueSuccessRate: number }>,
+): number[] => runs.filter((run) => run.rescueTriggerRate > 0).map((run) => run.rescueSuccessRate);

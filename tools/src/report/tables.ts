@@ -2,7 +2,7 @@ import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '..
 import { escapeHtml } from './html.js';
 import { methodColor, sortMethods, sortVariants, variantLabels } from './palette.js';
 import type { ReportPoolSummary, ReportRecord, RunFolder } from './run-folder.js';
-import { mean, percentText, spread, unique } from './stats.js';
+import { mean, percentText, rescueSuccessRates, spread, unique } from './stats.js';
 
 /** A mean over seeds with its spread, in percent. */
 function meanContent(values: readonly number[]): string {
@@ -61,7 +61,7 @@ export function mainTable(records: readonly ReportRecord[]): string {
       const rescues = method === 'harness-s' || method === 'h0-resample';
       const pass = runs.map((record) => record.evalUnderH0.passAtK);
       const avg = runs.map((record) => record.evalUnderH0.avgAtK);
-      return `${methodCell(method)}<td class="num">${runs.length}</td>${meanCell(pass, methods.length > 1 && mean(pass) === bestPass)}${meanCell(avg, methods.length > 1 && mean(avg) === bestAvg)}${meanCell(runs.map((record) => record.effectiveGroupRate))}${meanCell(runs.map((record) => record.effectiveTokenShare))}${meanCell(runs.map((record) => record.rescueTriggerRate))}${rescues ? meanCell(runs.map((record) => record.rescueSuccessRate)) : '<td class="num missing">–</td>'}`;
+      return `${methodCell(method)}<td class="num">${runs.length}</td>${meanCell(pass, methods.length > 1 && mean(pass) === bestPass)}${meanCell(avg, methods.length > 1 && mean(avg) === bestAvg)}${meanCell(runs.map((record) => record.effectiveGroupRate))}${meanCell(runs.map((record) => record.effectiveTokenShare))}${meanCell(runs.map((record) => record.rescueTriggerRate))}${rescues ? meanCell(rescueSuccessRates(runs)) : '<td class="num missing">–</td>'}`;
     });
     return withEnvironmentCell(env, [...beforeRow, ...methodRows]);
   });
@@ -93,7 +93,7 @@ export function ablationTable(records: readonly ReportRecord[]): string {
       env,
       sortVariants(runs.filter((record) => record.env === env).map((record) => record.variant)).map((variant) => {
         const ofVariant = runs.filter((record) => record.env === env && record.variant === variant);
-        return `<td class="method">${escapeHtml(variantLabels[variant] ?? variant)}</td><td class="num">${ofVariant.length}</td>${meanCell(ofVariant.map((record) => record.rescueSuccessRate))}${meanCell(ofVariant.map((record) => record.effectiveGroupRate))}${meanCell(ofVariant.map((record) => record.evalUnderH0.passAtK))}${meanCell(ofVariant.map((record) => record.evalUnderH0.avgAtK))}`;
+        return `<td class="method">${escapeHtml(variantLabels[variant] ?? variant)}</td><td class="num">${ofVariant.length}</td>${meanCell(rescueSuccessRates(ofVariant))}${meanCell(ofVariant.map((record) => record.effectiveGroupRate))}${meanCell(ofVariant.map((record) => record.evalUnderH0.passAtK))}${meanCell(ofVariant.map((record) => record.evalUnderH0.avgAtK))}`;
       }),
     ),
   );

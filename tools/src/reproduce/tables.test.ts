@@ -89,6 +89,31 @@ describe('the router ablation table', () => {
   });
 });
 
+describe('rescue success over seeds', () => {
+  it('leaves out a run that never triggered rescue, which has no rate, and says so when none did', () => {
+    const text = formatReproduceTables([
+      record(1, { rescueSuccessRate: 0.5 }),
+      record(2, { rescueSuccessRate: 1 }),
+      // Its summary says 0: there was nothing to rescue, not a rescue that failed.
+      record(3, { rescueTriggerRate: 0, rescueSuccessRate: 0 }),
+      record(1, { method: 'h0-resample', rescueTriggerRate: 0, rescueSuccessRate: 0 }),
+    ]);
+    const cells = (method: string) =>
+      text
+        .split('\n')
+        .find((line) => line.startsWith('dbbench') && line.includes(` ${method} `))
+        ?.split(/\s{2,}/)
+        .map((cell) => cell.trim());
+    expect(cells('harness-s')?.at(-1)).toBe('75.00 ± 35.36');
+    expect(cells('h0-resample')?.at(-1)).toBe('-');
+    const ablation = text
+      .slice(text.indexOf('Router ablations'))
+      .split('\n')[3]
+      ?.split(/\s{2,}/);
+    expect(ablation?.[2]).toBe('75.00 ± 35.36');
+  });
+});
+
 describe('the rescue study table', () => {
   it('pools the studies of the seeds per phase, and is absent without studies', () => {
     const arms = (adaptive: number, fixed: number) => ({

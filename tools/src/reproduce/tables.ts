@@ -1,4 +1,5 @@
 import { renderTable } from '../format.js';
+import { rescueSuccessRates } from '../report/stats.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { mean, type ResultRecord, spread } from './results.js';
 import { ablations, breadthAblationShape, reproduceMethods } from './settings.js';
@@ -41,9 +42,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
               meanSpread(runs.map((run) => run.effectiveGroupRate)),
               meanSpread(runs.map((run) => run.effectiveTokenShare)),
               meanSpread(runs.map((run) => run.rescueTriggerRate)),
-              method === 'harness-s' || method === 'h0-resample'
-                ? meanSpread(runs.map((run) => run.rescueSuccessRate))
-                : '-',
+              method === 'harness-s' || method === 'h0-resample' ? meanSpread(rescueSuccessRates(runs)) : '-',
             ],
           ];
         }),
@@ -67,12 +66,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
             ? `fixed profiles, ${groupSize}x1`
             : `adaptive profiles, ${breadth.variants}x${breadth.attemptsPerVariant}`;
       return [
-        [
-          env,
-          label,
-          meanSpread(runs.map((run) => run.rescueSuccessRate)),
-          meanSpread(runs.map((run) => run.evalUnderH0.avgAtK)),
-        ],
+        [env, label, meanSpread(rescueSuccessRates(runs)), meanSpread(runs.map((run) => run.evalUnderH0.avgAtK))],
       ];
     }),
   );
