@@ -290,6 +290,8 @@ class SimulatedPlanWalker {
  * - Tool transforms that perform a skill (`tools[].skill`) remove its decision points: the right
  *   branch is taken, the decision is recorded as the harness's (`byHarness`), and actions the
  *   harness already ran are not repeated.
+ * - Reach: on a hard decision point, a directive's cue and a tool transform count only where the
+ *   harness's fix reaches the task (`hardFixReach`, `fixReaches`; every fix reaches by default).
  * - Retry on error (`execution.retryOnError`): when the retry message follows its last turn, a
  *   decision that came out wrong is drawn a second time (both draws are recorded).
  *
