@@ -268,6 +268,7 @@ export function createProgram(): Command {
     .option('--no-docker', 'skip the Docker checks')
     .option('--timeout <ms>', 'longest one check may take', integer('--timeout', 1), 120_000)
     .option('--json', 'print the checks as JSON')
+    .option('--quiet', 'no progress lines')
     .action(async (flags) => {
       const { ok } = await runDoctor(flags);
       if (!ok) process.exitCode = 1;

@@ -156,8 +156,16 @@ describe.skipIf(!ping.ok)('training with rollouts on worker processes (BullMQ on
       expect(doneBy(survivor)).toContain(orphan);
       expect(survivor.lines.some((line) => line.includes(`stalled ${orphan}`))).toBe(true);
     }
-    const done = [...doneBy(doomed), ...doneBy(survivor)];
-    expect(done.filter((id) => id === orphan)).toHaveLength(1);
+    // Run to its end once; twice only when the killed worker finished it (and logged so) but died
+    // before the queue heard, so the stalled-job check handed it on: delivery is at least once,
+    // and the run above recorded the attempt once all the same.
+    const done = [...doneBy(doomed), ...doneBy(survivor)].filter((id) => id === orphan);
+    if (doneBy(doomed).includes(orphan) && doneBy(survivor).includes(orphan)) {
+      expect(survivor.lines.some((line) => line.includes(`stalled ${orphan}`))).toBe(true);
+      expect(done).toHaveLength(2);
+    } else {
+      expect(done).toHaveLength(1);
+    }
 
     // The run's queue is gone from Redis once the survivor has left it (within its discovery period).
     const connection = connectRedis(redisUrl, 'producer');

@@ -41,6 +41,7 @@ describe('harness-s doctor', () => {
           baseUrl: chat.baseUrl,
           model: 'test',
           timeout: 30_000,
+          quiet: true,
         },
         (line) => printed.push(line),
       );

@@ -22,6 +22,8 @@ export interface DoctorFlags {
   /** Longest a check may take, ms (default 120 000). */
   timeout?: number;
   json?: boolean;
+  /** No progress lines on stderr. */
+  quiet?: boolean;
 }
 
 /** One part checked: what it is, whether it works, what it was doing, and what needs it. */
@@ -230,7 +232,7 @@ export async function runDoctor(
     const result = await timed(item.run, timeoutMs);
     const status = result.ok ? 'ok' : unreachable.test(result.detail) ? 'unreachable' : 'failed';
     checks.push({ ...base, status, detail: result.detail, ms: result.ms });
-    if (!flags.json) {
+    if (!flags.json && !flags.quiet) {
       const mark = status === 'ok' ? 'ok' : item.required ? 'FAIL' : status;
       process.stderr.write(`doctor: ${item.part}: ${mark} (${duration(result.ms)})\n`);
     }
