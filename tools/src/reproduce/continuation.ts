@@ -7,11 +7,6 @@ import { policyFromDescription } from '../policies.js';
 import { type ResultRecord, Results } from './results.js';
 import { ablations, reproduceMethods } from './settings.js';
 
-/**
- * A reproduction continued in its folder must run as it started: records trained with other
- * budgets or another simulated policy would be averaged with the new ones into one table. Refuses,
- * naming the first setting that differs, when the folder's config.json says otherwise.
- */
 /** What each recorded setting is called in the refusal. */
 const settingsNames: Record<string, string> = {
   policy: 'simulated policy settings',
@@ -19,6 +14,12 @@ const settingsNames: Record<string, string> = {
   router: 'router settings (--rescue-memory)',
 };
 
+/**
+ * A reproduction continued in its folder must run as it started: records trained with other
+ * budgets, another simulated policy or other router settings would be averaged with the new ones
+ * into one table. Refuses, naming the first setting that differs, when the folder's config.json
+ * says otherwise.
+ */
 export async function refuseOtherSettings(
   root: string,
   settings: { budgets: unknown; policy: unknown; router?: unknown },
