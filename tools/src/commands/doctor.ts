@@ -119,6 +119,7 @@ function plan(flags: DoctorFlags): Plan[] {
   const major = Number(process.versions.node.split('.')[0]);
   const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
   const docker = defaultDockerClient();
+  const noDocker = flags.docker === false ? { skip: '--no-docker' } : {};
   const checks: Plan[] = [
     {
       part: 'Node.js',
@@ -173,7 +174,7 @@ function plan(flags: DoctorFlags): Plan[] {
       part: 'Docker daemon',
       neededBy: "swegym --sandbox docker (a model's commands)",
       required: false,
-      ...(flags.docker === false ? { skip: '--no-docker' } : {}),
+      ...noDocker,
       run: async () => {
         const version = await docker.version();
         return `Docker ${version.Version}`;
@@ -183,7 +184,7 @@ function plan(flags: DoctorFlags): Plan[] {
       part: `SWE-Gym image ${embeddedImage}`,
       neededBy: 'swegym --sandbox docker on the embedded instances (built by .ci/docker.sh)',
       required: false,
-      ...(flags.docker === false ? { skip: '--no-docker' } : {}),
+      ...noDocker,
       run: async (signal) => {
         await docker.getImage(embeddedImage).inspect();
         return oracleEpisode('swegym', { sandbox: 'docker' }, signal);
