@@ -1,7 +1,7 @@
 import { ConfigError, type Environment } from '@harness-s/core';
 import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
 import { cleanupDbbench, createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
-import { cleanupSwegym, createSwegymEnvironment } from '@harness-s/env-swegym';
+import { cleanupSwegym, createSwegymEnvironment, type SandboxKind, sandboxFor } from '@harness-s/env-swegym';
 import type { EnvironmentEntry } from './environments.js';
 
 const dbbench: EnvironmentEntry = {
@@ -35,20 +35,29 @@ const dbbench: EnvironmentEntry = {
 const swegym: EnvironmentEntry = {
   name: 'swegym',
   create(options) {
-    const fromPlans = options.actionsFrom === 'plan';
-    // The local sandbox is a directory on this machine: it confines nothing, so only plans run there
-    // unless the user says otherwise.
-    const sandbox = options.sandbox ?? (fromPlans ? 'local' : 'docker');
-    if (sandbox !== 'local' && sandbox !== 'docker') {
+    const { actionsFrom, unconfined } = options;
+    const sandbox = options.sandbox as SandboxKind | undefined;
+    if (sandbox !== undefined && sandbox !== 'local' && sandbox !== 'docker') {
       throw new ConfigError(`--sandbox must be local or docker, got '${sandbox}'`, { code: 'bad-flag' });
     }
-    if (sandbox === 'local' && !fromPlans && !options.unconfined) {
-      throw new ConfigError(
-        'swegym: --sandbox local runs every command on this machine, unconfined, and this policy writes its own commands; use --sandbox docker (no network, resource limits), or add --unconfined to run them here anyway',
-        { code: 'unconfined-actions' },
-      );
+    const settings = {
+      ...(sandbox ? { sandbox } : {}),
+      ...(actionsFrom ? { actionsFrom } : {}),
+      ...(unconfined ? { unconfined } : {}),
+    };
+    try {
+      // The package's rule: plans run locally by default, a model's commands in Docker.
+      sandboxFor(settings);
+    } catch (error) {
+      if (error instanceof ConfigError && error.code === 'unconfined-actions') {
+        throw new ConfigError(
+          'swegym: --sandbox local runs every command on this machine, unconfined, and this policy writes its own commands; use --sandbox docker (no network, resource limits), or add --unconfined to run them here anyway',
+          { code: 'unconfined-actions' },
+        );
+      }
+      throw error;
     }
-    return createSwegymEnvironment({ sandbox }) as unknown as Environment;
+    return createSwegymEnvironment(settings) as unknown as Environment;
   },
   async cleanup(flags) {
     const report = await cleanupSwegym({

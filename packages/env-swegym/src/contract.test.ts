@@ -5,7 +5,7 @@ import { createSwegymEnvironment, type SwegymEnvironment } from './environment.j
 // embedded instance is validated in embedded-validation.integration.test.ts and by `harness-s eval`.
 defineEnvironmentContract({
   name: 'swegym, local sandbox (test split)',
-  create: () => createSwegymEnvironment({ sandbox: 'local' }),
+  create: () => createSwegymEnvironment({ sandbox: 'local', actionsFrom: 'plan' }),
   source: { split: 'test' },
   sample: 2,
   resourcesInUse: async (environment) => (environment as SwegymEnvironment).pool.inUse,

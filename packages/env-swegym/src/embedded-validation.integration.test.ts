@@ -24,7 +24,7 @@ async function grade(environment: SwegymEnvironment, task: SweTask, actions: Act
  * empty patch resolves none, here on every embedded instance and in both sandboxes.
  */
 function validate(kind: SandboxKind): void {
-  const environment = createSwegymEnvironment({ sandbox: kind, maxIdleSandboxes: 2 });
+  const environment = createSwegymEnvironment({ sandbox: kind, actionsFrom: 'plan', maxIdleSandboxes: 2 });
   afterAll(() => environment.close());
 
   it(`gold patches resolve every embedded instance and empty patches none (${kind} sandbox)`, async () => {

@@ -1,11 +1,11 @@
 import { type Evaluation, planSkills, rightPath } from '@harness-s/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwegymEnvironment } from './environment.js';
+import { createSwegymEnvironment, sandboxFor } from './environment.js';
 import type { InstanceReport } from './grading.js';
 import type { SweTask } from './instance.js';
 import { editCommand } from './oracle-plan.js';
 
-const environment = createSwegymEnvironment({ sandbox: 'local', commandTimeoutMs: 5_000 });
+const environment = createSwegymEnvironment({ sandbox: 'local', actionsFrom: 'plan', commandTimeoutMs: 5_000 });
 let tasks: SweTask[] = [];
 const task = (id: string): SweTask => {
   const found = tasks.find((item) => item.id === id);
@@ -31,6 +31,31 @@ async function attempt(subject: SweTask, commands: string[], submit = true): Pro
 }
 
 const reportOf = (evaluation: Evaluation) => evaluation.details['report'] as InstanceReport;
+
+describe('where episodes run', () => {
+  it("runs plans locally and a model's commands in Docker unless told otherwise", () => {
+    expect(sandboxFor({ actionsFrom: 'plan' })).toBe('local');
+    expect(sandboxFor({ actionsFrom: 'model' })).toBe('docker');
+    // Nothing said: the commands may be a model's.
+    expect(sandboxFor()).toBe('docker');
+    expect(sandboxFor({ actionsFrom: 'plan', sandbox: 'docker' })).toBe('docker');
+  });
+
+  it("refuses a model's commands in the local sandbox before any work, unless unconfined", async () => {
+    expect(() => sandboxFor({ sandbox: 'local' })).toThrow(
+      /local sandbox runs every command on this machine, unconfined/,
+    );
+    expect(() => createSwegymEnvironment({ sandbox: 'local', actionsFrom: 'model' })).toThrow(
+      expect.objectContaining({ code: 'unconfined-actions' }),
+    );
+    expect(sandboxFor({ sandbox: 'local', unconfined: true })).toBe('local');
+    // Allowing unconfined commands does not choose the local sandbox.
+    expect(sandboxFor({ actionsFrom: 'model', unconfined: true })).toBe('docker');
+    const confined = createSwegymEnvironment({ actionsFrom: 'model' });
+    expect(confined.sandboxKind).toBe('docker');
+    await confined.close();
+  });
+});
 
 describe('embedded instance set', () => {
   it('ships train, dev and test splits of 8, 3 and 7 instances, JavaScript and Python', async () => {
@@ -153,7 +178,7 @@ describe('episodes', () => {
     expect(wrong.success).toBe(false);
 
     // Off: every episode runs the tests, as SWE-bench grades.
-    const uncached = createSwegymEnvironment({ sandbox: 'local', cacheGrades: 'off' });
+    const uncached = createSwegymEnvironment({ sandbox: 'local', actionsFrom: 'plan', cacheGrades: 'off' });
     try {
       for (let round = 0; round < 2; round++) {
         const episode = await uncached.open(subject);

@@ -30,8 +30,19 @@ export const embeddedSplits = ['train', 'dev', 'test', 'all'] as const;
 export type SandboxKind = 'local' | 'docker';
 
 export interface SwegymEnvironmentOptions {
-  /** Where episodes run: local processes in temporary clones (default), or Docker containers. */
+  /**
+   * Where episodes run: local processes in temporary clones, or Docker containers (no network,
+   * limits). Default: local for actions from plans, Docker for a model's.
+   */
   sandbox?: SandboxKind;
+  /**
+   * Where the episodes' actions come from: the environment's own plans (the simulated, oracle and
+   * empty policies) or a model writing its own commands (default: a model). The local sandbox
+   * confines nothing, so a model's commands run there only with `unconfined`.
+   */
+  actionsFrom?: 'plan' | 'model';
+  /** Let a model's commands run in the local sandbox, on this machine, unconfined. */
+  unconfined?: boolean;
   /** A provider of one's own (tests); overrides `sandbox`. */
   provider?: SweSandboxProvider;
   /** Container limits (Docker). */
@@ -70,12 +81,31 @@ export interface SwegymEnvironment extends Environment<SweTask> {
 }
 
 /**
+ * The sandbox an environment made with these options runs in. A model's commands (`actionsFrom`
+ * unset or `model`) go to Docker unless told otherwise, and to the local sandbox only with
+ * `unconfined`: anything else is a ConfigError (code `unconfined-actions`) before any work.
+ */
+export function sandboxFor(
+  options: Pick<SwegymEnvironmentOptions, 'sandbox' | 'actionsFrom' | 'unconfined'> = {},
+): SandboxKind {
+  const fromPlans = options.actionsFrom === 'plan';
+  const sandbox = options.sandbox ?? (fromPlans ? 'local' : 'docker');
+  if (sandbox === 'local' && !fromPlans && !options.unconfined) {
+    throw new ConfigError(
+      'swegym: the local sandbox runs every command on this machine, unconfined, and a model writes its own commands; use the docker sandbox (no network, resource limits), or allow unconfined commands to run them here anyway',
+      { code: 'unconfined-actions' },
+    );
+  }
+  return sandbox;
+}
+
+/**
  * SWE-Gym: fix a repository so its tests pass, graded as SWE-bench grades. Runs SWE-Gym/SWE-bench
  * instances from a JSONL file (`--data`), or the embedded instances (splits train, dev, test, all)
  * in local or Docker sandboxes.
  */
 export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}): SwegymEnvironment {
-  const kind = options.provider?.kind ?? options.sandbox ?? 'local';
+  const kind = options.provider?.kind ?? sandboxFor(options);
   const provider =
     options.provider ??
     (kind === 'docker'

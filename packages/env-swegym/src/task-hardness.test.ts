@@ -4,7 +4,7 @@ import { swegymHardness, swegymHardnessLevels } from './task-hardness.js';
 
 describe('swegymHardness', () => {
   it('makes reviewing the diff hard where reproducing edits a fixture, and nothing else', async () => {
-    const environment = createSwegymEnvironment();
+    const environment = createSwegymEnvironment({ actionsFrom: 'plan' });
     const { tasks } = await environment.loadTasks({ split: 'all' });
     await environment.close();
     for (const task of tasks) {
