@@ -1,9 +1,13 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Environment, HarnessSpec } from '@harness-s/core';
 import { createCounterEnvironment, plainHarnessSpec } from '@harness-s/core/testing';
 import { environmentExtras, resolveHarness, toolCallsCodec } from '@harness-s/harness-dsh';
 import { describe, expect, it } from 'vitest';
 import { createEnvironment, environmentNames } from './environments.js';
-import { type HarnessSPlugin, registerPlugin } from './plugins.js';
+import { type HarnessSPlugin, loadPlugins, pluginUrl, registerPlugin } from './plugins.js';
 
 const h0 = (env: string) => (): HarnessSpec => plainHarnessSpec({ id: 'h0', family: 'dsh', env });
 
@@ -44,5 +48,48 @@ describe('registering a plug-in', () => {
     // Nothing of a refused plug-in is registered.
     expect(environmentNames()).not.toContain('tally-2');
     await expect(resolveHarness('Tally 3', 'h0')).rejects.toThrow(/unknown harness 'h0'/);
+  });
+});
+
+describe('finding a plug-in package', () => {
+  /** A project with two installed packages that are not plug-ins: one CommonJS, one ESM-only. */
+  async function project() {
+    const root = await mkdtemp(join(tmpdir(), 'plugin-project-'));
+    const cjs = join(root, 'node_modules', 'cjs-plugin');
+    await mkdir(cjs, { recursive: true });
+    await writeFile(join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-plugin', main: 'main.js' }));
+    await writeFile(join(cjs, 'main.js'), 'module.exports = 42;\n');
+    const esm = join(root, 'node_modules', '@acme', 'esm-plugin');
+    await mkdir(join(esm, 'lib'), { recursive: true });
+    await writeFile(
+      join(esm, 'package.json'),
+      JSON.stringify({ name: '@acme/esm-plugin', type: 'module', exports: { '.': { import: './lib/index.js' } } }),
+    );
+    await writeFile(join(esm, 'lib', 'index.js'), "export default 'not a plug-in';\n");
+    const nested = join(root, 'apps', 'bench');
+    await mkdir(nested, { recursive: true });
+    return { root, cjs, esm, nested };
+  }
+
+  it("finds packages installed in the user's project, ESM-only ones included, from any folder below it", async () => {
+    const { root, cjs, esm, nested } = await project();
+    expect(pluginUrl('cjs-plugin', root)).toBe(pathToFileURL(join(cjs, 'main.js')).href);
+    expect(pluginUrl('@acme/esm-plugin', nested)).toBe(pathToFileURL(join(esm, 'lib', 'index.js')).href);
+    expect(pluginUrl('./local.js', nested)).toBe(pathToFileURL(join(nested, 'local.js')).href);
+    // Not installed there: left to harness-s's own resolution.
+    expect(pluginUrl('@acme/elsewhere', root)).toBe('@acme/elsewhere');
+  });
+
+  it('loads them from there, so a broken one is refused by its own name', async () => {
+    const { nested } = await project();
+    await expect(loadPlugins('cjs-plugin', nested)).rejects.toThrow(
+      /plug-in 'cjs-plugin' \(HARNESS_S_PLUGINS\): is not an object/,
+    );
+    await expect(loadPlugins(' @acme/esm-plugin ', nested)).rejects.toThrow(
+      /plug-in '@acme\/esm-plugin' \(HARNESS_S_PLUGINS\): is not an object/,
+    );
+    await expect(loadPlugins('@acme/elsewhere', nested)).rejects.toThrow(
+      /HARNESS_S_PLUGINS: cannot load '@acme\/elsewhere'/,
+    );
   });
 });

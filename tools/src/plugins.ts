@@ -1,4 +1,6 @@
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ActionCodec, ConfigError, type HarnessSpec } from '@harness-s/core';
 import {
@@ -63,17 +65,64 @@ export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code')
 
 const loaded = new Set<string>();
 
+/** The entry of a package's `exports` (or `main`) an ESM import of its root reaches, if any. */
+function packageEntry(directory: string): string | undefined {
+  const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as {
+    exports?: unknown;
+    main?: string;
+  };
+  const pick = (target: unknown): string | undefined => {
+    if (typeof target === 'string') return target;
+    if (!target || typeof target !== 'object' || Array.isArray(target)) return undefined;
+    const conditions = target as Record<string, unknown>;
+    if ('.' in conditions) return pick(conditions['.']);
+    for (const condition of ['import', 'node', 'default']) {
+      const found = pick(conditions[condition]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const entry = pick(manifest.exports) ?? manifest.main ?? 'index.js';
+  const path = join(directory, entry);
+  return existsSync(path) ? path : undefined;
+}
+
+/**
+ * Where a plug-in module is: a path (`./x.js`, `/abs/x.js`) from `from`; a package name as Node
+ * finds it from `from` (the working directory: a user's project that installed the plug-in),
+ * including ESM-only packages; otherwise as harness-s finds its own packages (installed beside it).
+ */
+export function pluginUrl(specifier: string, from = process.cwd()): string {
+  if (specifier.startsWith('.') || isAbsolute(specifier)) return pathToFileURL(resolve(from, specifier)).href;
+  const require = createRequire(join(from, 'package.json'));
+  try {
+    return pathToFileURL(require.resolve(specifier)).href;
+  } catch {
+    // ESM-only packages export no `require` entry; find the package and read its exports.
+    const root = specifier.split('/').length === (specifier.startsWith('@') ? 2 : 1);
+    for (let directory = from; root; directory = dirname(directory)) {
+      const candidate = join(directory, 'node_modules', specifier);
+      const entry = existsSync(join(candidate, 'package.json')) ? packageEntry(candidate) : undefined;
+      if (entry) return pathToFileURL(entry).href;
+      if (dirname(directory) === directory) break;
+    }
+  }
+  return specifier;
+}
+
 /**
  * Loads the plug-ins a comma-separated list names (by default `HARNESS_S_PLUGINS`): paths to modules
- * (from the working directory), or package names, imported as harness-s imports its own packages
- * (so installed beside it). Each is loaded once per thread; returns the ones loaded now.
+ * (from `from`, the working directory), or package names, found from there first, then beside
+ * harness-s (`pluginUrl`). Each is loaded once per thread; returns the ones loaded now.
  */
-export async function loadPlugins(list = process.env['HARNESS_S_PLUGINS'] ?? ''): Promise<string[]> {
+export async function loadPlugins(
+  list = process.env['HARNESS_S_PLUGINS'] ?? '',
+  from = process.cwd(),
+): Promise<string[]> {
   const now: string[] = [];
   for (const specifier of list.split(',').map((item) => item.trim())) {
     if (!specifier) continue;
-    const path = specifier.startsWith('.') || isAbsolute(specifier);
-    const url = path ? pathToFileURL(resolve(specifier)).href : specifier;
+    const url = pluginUrl(specifier, from);
     if (loaded.has(url)) continue;
     let module: { default?: unknown; plugin?: unknown };
     try {
