@@ -6,8 +6,16 @@ import type { Environment, HarnessSpec } from '@harness-s/core';
 import { createCounterEnvironment, plainHarnessSpec } from '@harness-s/core/testing';
 import { environmentExtras, resolveHarness, toolCallsCodec } from '@harness-s/harness-dsh';
 import { describe, expect, it } from 'vitest';
+import { runReproduce } from './commands/reproduce.js';
 import { createEnvironment, environmentNames } from './environments.js';
-import { type HarnessSPlugin, loadPlugins, pluginUrl, registerPlugin } from './plugins.js';
+import {
+  type HarnessSPlugin,
+  loadedPluginModules,
+  loadPlugins,
+  pluginUrl,
+  reachesOtherThreads,
+  registerPlugin,
+} from './plugins.js';
 
 const h0 = (env: string) => (): HarnessSpec => plainHarnessSpec({ id: 'h0', family: 'dsh', env });
 
@@ -90,6 +98,22 @@ describe('finding a plug-in package', () => {
     );
     await expect(loadPlugins('@acme/elsewhere', nested)).rejects.toThrow(
       /HARNESS_S_PLUGINS: cannot load '@acme\/elsewhere'/,
+    );
+  });
+});
+
+describe('plug-ins in worker threads', () => {
+  it('hands the modules it loaded to other threads, and refuses to send them an environment registered in code', async () => {
+    registerPlugin(counterPlugin('tally-3'));
+    expect(reachesOtherThreads('tally-3')).toBe(false);
+    expect(reachesOtherThreads('dbbench')).toBe(true);
+    const fixture = new URL('../../tests/src/fixtures/counter-plugin.ts', import.meta.url);
+    expect(await loadPlugins(fixture.href)).toEqual([fixture.href]);
+    expect(loadedPluginModules()).toEqual([fixture.href]);
+    expect(reachesOtherThreads('counter')).toBe(true);
+    const out = await mkdtemp(join(tmpdir(), 'in-code-'));
+    await expect(runReproduce({ envs: ['tally-3'], jobs: 2, quick: true, out })).rejects.toThrow(
+      /--envs tally-3: registered in code, which --jobs 2's worker threads cannot see; .*or use --jobs 1/,
     );
   });
 });

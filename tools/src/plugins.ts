@@ -9,6 +9,7 @@ import {
   registerCodec,
   registerEnvironmentExtras,
 } from '@harness-s/harness-dsh';
+import { builtInEnvironments } from './builtin-environments.js';
 import { type EnvironmentEntry, environmentName, findEnvironment, registerEnvironment } from './environments.js';
 
 /**
@@ -48,6 +49,24 @@ function checkPlugin(value: unknown, source: string): asserts value is HarnessSP
   }
 }
 
+const loaded = new Set<string>();
+/** Environment name -> the module its plug-in came from, for plug-ins loaded from modules. */
+const modules = new Map<string, string>();
+
+/**
+ * The modules of the plug-ins loaded so far, as URLs: what another thread loads to have the same
+ * environments (`reproduce`'s worker threads do).
+ */
+export const loadedPluginModules = (): string[] => [...new Set(modules.values())];
+
+/**
+ * Whether a thread that loads `loadedPluginModules()` has this environment: a built-in one or one
+ * of a plug-in loaded from a module, not one registered in code (`registerPlugin`,
+ * `registerEnvironment`).
+ */
+export const reachesOtherThreads = (env: string): boolean =>
+  modules.has(env) || builtInEnvironments.some((entry) => entry.name === env);
+
 /** Registers a plug-in's environment, harnesses, codecs and extras. */
 export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code'): void {
   checkPlugin(plugin, source);
@@ -62,8 +81,6 @@ export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code')
   if (plugin.extras) registerEnvironmentExtras(plugin.extras);
   registerEnvironment(plugin.environment);
 }
-
-const loaded = new Set<string>();
 
 /** The entry of a package's `exports` (or `main`) an ESM import of its root reaches, if any. */
 function packageEntry(directory: string): string | undefined {
@@ -93,6 +110,7 @@ function packageEntry(directory: string): string | undefined {
  * including ESM-only packages; otherwise as harness-s finds its own packages (installed beside it).
  */
 export function pluginUrl(specifier: string, from = process.cwd()): string {
+  if (specifier.startsWith('file:')) return specifier;
   if (specifier.startsWith('.') || isAbsolute(specifier)) return pathToFileURL(resolve(from, specifier)).href;
   const require = createRequire(join(from, 'package.json'));
   try {
@@ -132,7 +150,9 @@ export async function loadPlugins(
         code: 'bad-plugin',
       });
     }
-    registerPlugin((module.default ?? module.plugin) as HarnessSPlugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
+    const plugin = (module.default ?? module.plugin) as HarnessSPlugin;
+    registerPlugin(plugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
+    modules.set(plugin.environment.name, url);
     loaded.add(url);
     now.push(specifier);
   }

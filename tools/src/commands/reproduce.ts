@@ -10,6 +10,7 @@ import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
+import { reachesOtherThreads } from '../plugins.js';
 import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
@@ -176,6 +177,12 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   };
   if (!Number.isInteger(jobs) || jobs < 1)
     throw new ConfigError(`--jobs must be a positive integer, got ${jobs}`, { code: 'bad-flag' });
+  const unreachable = jobs > 1 ? envs.filter((env) => !reachesOtherThreads(env)) : [];
+  if (unreachable.length > 0)
+    throw new ConfigError(
+      `--envs ${unreachable.join(', ')}: registered in code, which --jobs ${jobs}'s worker threads cannot see; load the plug-in from a module (loadPlugins, or HARNESS_S_PLUGINS), or use --jobs 1`,
+      { code: 'bad-flag' },
+    );
   const target = where.db ? parseDatabaseUrl(where.db) : undefined;
   if (jobs > 1 && target?.engine === 'pglite' && target.dataDir !== undefined)
     throw new ConfigError(

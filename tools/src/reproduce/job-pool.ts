@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { type ErrorCategory, HarnessError } from '@harness-s/core';
+import { loadedPluginModules } from '../plugins.js';
 import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 import type { ResultRecord } from './results.js';
 
@@ -112,11 +113,14 @@ function rebuildError(reply: Extract<JobReply, { kind: 'failed' }>): Error {
  * registers tsx's loader first: loader flags do not carry over into worker threads.
  */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./run-worker.js', import.meta.url));
+  // The thread has registries of its own: it loads the plug-ins this one loaded from modules.
+  const workerData = { plugins: loadedPluginModules() };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./run-worker.js', import.meta.url), { workerData });
   const api = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const target = JSON.stringify(new URL('./run-worker.ts', import.meta.url).href);
   return new Worker(`import(${api}).then(({ register }) => { register(); return import(${target}); });`, {
     eval: true,
+    workerData,
   });
 }
 

@@ -2,7 +2,7 @@
  * A worker thread of `harness-s reproduce --jobs N`: runs the jobs it is sent, one at a time,
  * and reports each training step and each finished run to the main thread.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { HarnessError } from '@harness-s/core';
 import { loadPlugins } from '../plugins.js';
 import { interruptedError, type JobReply, type JobRequest } from './job-pool.js';
@@ -10,8 +10,8 @@ import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 
 const port = parentPort;
 if (!port) throw new Error('run-worker.ts runs only as a worker thread');
-// The thread has its own registries: the plug-ins the command line loaded (HARNESS_S_PLUGINS) load again.
-await loadPlugins();
+// The thread has its own registries: the plug-ins the main thread loaded from modules load again.
+await loadPlugins(((workerData as { plugins?: string[] } | null)?.plugins ?? []).join(','));
 const cache = new ResourceCache();
 const post = (reply: JobReply) => port.postMessage(reply);
 /** Aborted by an interrupt: the job running stops, and so does any sent after it. */
