@@ -51,6 +51,11 @@ export const unconfinedOption = () =>
   new Option('--unconfined', "swegym: let a model's commands run in --sandbox local, on this machine, unconfined");
 
 /** The simulated policy's settings: the same flags on every command that can run it. */
+export const checkpointOption = () =>
+  new Option(
+    '--checkpoint <path>',
+    'simulated policy: the one a training run left (its folder: the last checkpoint; or checkpoints/policy-step-N.json)',
+  );
 export const simConfigOption = () =>
   new Option(
     '--sim-config <file>',

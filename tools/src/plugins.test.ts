@@ -112,7 +112,7 @@ describe('plug-ins in worker threads', () => {
     expect(loadedPluginModules()).toEqual([fixture.href]);
     expect(reachesOtherThreads('counter')).toBe(true);
     const out = await mkdtemp(join(tmpdir(), 'in-code-'));
-    await expect(runReproduce({ envs: ['tally-3'], jobs: 2, quick: true, out })).rejects.toThrow(
+    await expect(runReproduce({ envs: ['tally-3'], jobs: 2, quick: true, out, concurrency: 1 })).rejects.toThrow(
       /--envs tally-3: registered in code, which --jobs 2's worker threads cannot see; .*or use --jobs 1/,
     );
   });

@@ -1,12 +1,16 @@
-import { ConfigError, type Policy, parseWith, readJson } from '@harness-s/core';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, type Policy, parseWith, readJson, readTrainConfig, trainFiles } from '@harness-s/core';
 import {
   createEmptyPolicy,
   createOpenAIPolicy,
   createOraclePolicy,
   type OpenAIPolicyOptions,
+  SimulatedGrpoTrainer,
   SimulatedPolicy,
   SimulatedPolicyConfig,
 } from '@harness-s/policy';
+import { z } from 'zod';
 import { jsonDifferences } from './json-differences.js';
 
 export interface PolicyFlags {
@@ -25,6 +29,11 @@ export interface SimulatedSettingsFlags {
   simLocality?: number;
   /** Settings already read (a caller that read them once for several commands); wins over the two above. */
   sim?: Partial<SimulatedPolicyConfig>;
+  /**
+   * A trained simulated policy instead (`--checkpoint`): a training run's folder (its last
+   * checkpoint) or a snapshot file; the commands that evaluate or profile a policy take it.
+   */
+  checkpoint?: string;
 }
 
 /**
@@ -65,6 +74,17 @@ export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;
  * and `--sim-locality` unless the caller passes them already read (`sim`).
  */
 export async function policyFromFlags(flags: PolicyFlags & SimulatedSettingsFlags): Promise<Policy> {
+  if (flags.checkpoint !== undefined) {
+    if (flags.policy !== 'sim')
+      throw new ConfigError(`--checkpoint holds a trained simulated policy; --policy is '${flags.policy}'`, {
+        code: 'bad-flag',
+      });
+    if (flags.sim || flags.simConfig !== undefined || flags.simLocality !== undefined)
+      throw new ConfigError("--checkpoint holds the policy's settings; leave out --sim-config and --sim-locality", {
+        code: 'bad-flag',
+      });
+    return trainedPolicy(flags.checkpoint);
+  }
   const sim = flags.sim ?? (await simulatedSettings(flags));
   return createPolicy({ ...flags, ...(sim ? { sim } : {}) });
 }
@@ -135,4 +155,37 @@ export function policyFromDescription(description: Record<string, unknown>): Pol
   throw new ConfigError(`cannot rebuild a policy from ${JSON.stringify(description).slice(0, 200)}`, {
     code: 'bad-policy-description',
   });
+}
+
+const SavedTrainer = z.object({ step: z.number().int().nonnegative(), trainer: z.unknown() });
+
+/**
+ * The simulated policy a training run left: `path` is a run folder (the policy of its last
+ * checkpoint) or one of its files `checkpoints/policy-step-N.json` / `checkpoints/latest.json`.
+ * Refuses a folder that is no training run, or a run of another trainer, naming what it found.
+ */
+export async function trainedPolicy(path: string): Promise<SimulatedPolicy> {
+  const target = resolve(path);
+  if (!existsSync(target)) throw new ConfigError(`--checkpoint ${path}: no such file or folder`, { code: 'bad-flag' });
+  const folder = statSync(target).isDirectory();
+  const runDir = folder ? target : resolve(target, '..', '..');
+  if (existsSync(join(runDir, trainFiles.config))) {
+    const config = (await readTrainConfig(runDir)) as { trainer?: unknown };
+    if (config.trainer !== 'sim-grpo')
+      throw new ConfigError(
+        `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here`,
+        { code: 'bad-flag' },
+      );
+  } else if (folder) {
+    throw new ConfigError(`--checkpoint ${path}: no training run here (no ${trainFiles.config})`, { code: 'bad-flag' });
+  }
+  const file = folder ? join(target, trainFiles.checkpoint) : target;
+  if (!existsSync(file))
+    throw new ConfigError(`--checkpoint ${path}: the run has no checkpoint yet (${trainFiles.checkpoint})`, {
+      code: 'bad-flag',
+    });
+  const saved = parseWith(SavedTrainer, await readJson(file), file);
+  const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
+  trainer.restore(saved.trainer);
+  return trainer.policy;
 }

@@ -12,6 +12,7 @@ import { runTrain } from './commands/train.js';
 import { runWorker } from './commands/worker.js';
 import { environmentNames } from './environments.js';
 import {
+  checkpointOption,
   dbOption,
   fraction,
   integer,
@@ -38,7 +39,10 @@ export function createProgram(): Command {
     .command('eval')
     .description('Run k attempts of every task under one harness; print Pass@k and Avg@k; write a run folder.')
     .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
-    .option('--split <name>', 'a split shipped with the environment (default: dev, or its first split)')
+    .option(
+      '--split <name>',
+      'a split shipped with the environment, or train/validation/test as train cuts them (default: dev, or its first split)',
+    )
     .option('--data <file>', 'a task file to use instead of a shipped split')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--harness <name|file>', 'a built-in harness (h0, h0-text, minimal, codeact) or a harness spec .json', 'h0')
@@ -52,6 +56,7 @@ export function createProgram(): Command {
     .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
     .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
     .addOption(simConfigOption())
+    .addOption(checkpointOption())
     .addOption(simLocalityOption())
     .addOption(scoringOption())
     .addOption(dbOption())
@@ -367,6 +372,7 @@ export function createProgram(): Command {
     .option('--model <name>', 'model name (--policy openai)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
     .addOption(simConfigOption())
+    .addOption(checkpointOption())
     .addOption(simLocalityOption())
     .addOption(scoringOption())
     .addOption(dbOption())

@@ -4,6 +4,7 @@ import { runProfile } from './commands/profile.js';
 import { runRescueStudy } from './commands/rescue-study.js';
 import { environmentNames } from './environments.js';
 import {
+  checkpointOption,
   dbOption,
   fraction,
   integer,
@@ -38,6 +39,7 @@ export function addRouterCommands(program: Command): void {
       'the model (OpenAI-compatible) that writes the summaries, e.g. qwen3-8b@http://127.0.0.1:8000/v1 (default: templates)',
     )
     .addOption(simConfigOption())
+    .addOption(checkpointOption())
     .addOption(simLocalityOption())
     .addOption(scoringOption())
     .addOption(dbOption())

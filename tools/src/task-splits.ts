@@ -1,4 +1,4 @@
-import { ConfigError, type Environment, splitTasks, type Task } from '@harness-s/core';
+import { ConfigError, type Environment, splitTasks, type Task, type TaskSet } from '@harness-s/core';
 
 /** Train, validation and test tasks for training and evolution. */
 export interface TaskSplits<T extends Task> {
@@ -39,4 +39,22 @@ export async function loadTaskSplits<T extends Task>(
   if (!name) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
   const { tasks } = await environment.loadTasks({ split: name });
   return { ...splitTasks(tasks, singleSplitFractions), source: `${name} cut 60/20/20 by a hash of the task id` };
+}
+
+/** The splits `train` uses; an environment that does not ship them gets them cut from its first split. */
+const trainingSplits = ['train', 'validation', 'test'] as const;
+
+/**
+ * The tasks of one split, for `eval` and `replay`: a split the environment ships, or else `train`,
+ * `validation` or `test` exactly as training cuts them (`loadTaskSplits`), so a trained policy is
+ * evaluated on the tasks its run held out; `name` then says so (`test (dev cut 60/20/20 ...)`).
+ */
+export async function loadSplitTasks<T extends Task>(
+  environment: Environment<T>,
+  split: string,
+): Promise<{ taskSet: TaskSet<T>; name?: string }> {
+  const cut = trainingSplits.find((name) => name === split);
+  if (environment.splits.includes(split) || !cut) return { taskSet: await environment.loadTasks({ split }) };
+  const splits = await loadTaskSplits(environment);
+  return { taskSet: { tasks: splits[cut], unloadable: [] }, name: `${cut} (${splits.source})` };
 }

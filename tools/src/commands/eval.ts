@@ -17,6 +17,7 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress } from '../progress.js';
 import { rank1Routing } from '../routing.js';
+import { loadSplitTasks } from '../task-splits.js';
 
 export interface EvalFlags extends SimulatedSettingsFlags {
   env: string;
@@ -36,7 +37,7 @@ export interface EvalFlags extends SimulatedSettingsFlags {
   scoring?: string;
   /** Where dbbench episodes run, e.g. `postgres://user@host:5432/db` (default `pglite:`). */
   db?: string;
-  /** Where swegym episodes run: `local` (default) or `docker`. */
+  /** Where swegym episodes run: `local` or `docker` (default: local for plans, docker for a model's commands). */
   sandbox?: string;
   /** AppWorld environment servers to run episodes on, instead of the embedded world. */
   appworldUrl?: string[];
@@ -77,8 +78,11 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
     const split = flags.data ? resolve(flags.data) : (flags.split ?? defaultSplit(environment));
-    const taskSet = selectTasks(await environment.loadTasks(flags.data ? { file: flags.data } : { split }), flags);
-    const splitName = taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
+    const loaded = flags.data
+      ? { taskSet: await environment.loadTasks({ file: flags.data }) }
+      : await loadSplitTasks(environment, split);
+    const taskSet = selectTasks(loaded.taskSet, flags);
+    const splitName = loaded.name ?? taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
     const dir = resolve(flags.resume ?? flags.out ?? join('runs', `${timestamp()}-${flags.env}-${flags.policy}`));
     if (flags.resume && !existsSync(dir))
       throw new ConfigError(`--resume: no run folder at ${dir}`, { code: 'bad-flag' });

@@ -10,6 +10,7 @@ import {
 } from '@harness-s/core';
 import { z } from 'zod';
 import { createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
+import { loadSplitTasks } from '../task-splits.js';
 
 export interface ReplayFlags {
   env: string;
@@ -85,9 +86,9 @@ export async function runReplay(
 ) {
   const environment = shared ?? createEnvironment(flags.env, environmentOptions(flags));
   try {
-    const taskSet = await environment.loadTasks(
-      flags.data ? { file: flags.data } : { split: flags.split ?? defaultSplit(environment) },
-    );
+    const taskSet = flags.data
+      ? await environment.loadTasks({ file: flags.data })
+      : (await loadSplitTasks(environment, flags.split ?? defaultSplit(environment))).taskSet;
     const task = taskSet.tasks.find((item) => item.id === flags.task);
     if (!task) {
       const unloadable = taskSet.unloadable.find((item) => item.id === flags.task);

@@ -1,0 +1,67 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deriveSeed } from '@harness-s/core';
+import { describe, expect, it } from 'vitest';
+import { runEval } from './eval.js';
+import { runTrain } from './train.js';
+
+const evalFlags = { env: 'dbbench', policy: 'sim', harness: 'h0', concurrency: 2, quiet: true };
+
+describe('eval --checkpoint', () => {
+  it("evaluates the policy a training run left, on the test tasks it held out, with the run's own numbers", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'eval-trained-'));
+    const run = join(dir, 'run');
+    const summary = await runTrain({
+      env: 'dbbench',
+      method: 'grpo',
+      steps: 3,
+      k: 4,
+      batchSize: 4,
+      seed: 7,
+      evalK: 2,
+      concurrency: 2,
+      quiet: true,
+      out: run,
+    });
+    // The run's final evaluation: its test split (20% of dev by task id), seeded by the run's seed and step.
+    const again = await runEval({
+      ...evalFlags,
+      checkpoint: run,
+      split: 'test',
+      k: 2,
+      seed: deriveSeed(7, 'eval', 3),
+      out: join(dir, 'final'),
+    });
+    expect(again.split).toMatch(/^test \(dev cut 60\/20\/20/);
+    expect(again.tasks).toBe(12);
+    expect({ passAtK: again.passAtK, avgAtK: again.avgAtK }).toEqual({
+      passAtK: summary.evalUnderH0.passAtK,
+      avgAtK: summary.evalUnderH0.avgAtK,
+    });
+    // The snapshot of step 0 is the untrained policy: what --policy sim evaluates.
+    const untrained = { ...evalFlags, split: 'test', k: 2, seed: 11 };
+    const fromSnapshot = await runEval({
+      ...untrained,
+      checkpoint: join(run, 'checkpoints', 'policy-step-0.json'),
+      out: join(dir, 'step-0'),
+    });
+    const fresh = await runEval({ ...untrained, out: join(dir, 'fresh') });
+    expect(fromSnapshot.avgAtK).toBe(fresh.avgAtK);
+    expect(fromSnapshot.policyVersion).toBe(fresh.policyVersion);
+    expect(again.policyVersion).toBe('sim@3');
+  });
+
+  it('refuses what is no simulated training run, and settings the checkpoint already holds', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'eval-trained-'));
+    const flags = { ...evalFlags, k: 1, seed: 0, out: join(dir, 'out') };
+    await expect(runEval({ ...flags, checkpoint: dir })).rejects.toThrow(/no training run here \(no config\.json\)/);
+    await expect(runEval({ ...flags, checkpoint: join(dir, 'nothing') })).rejects.toThrow(/no such file or folder/);
+    await expect(runEval({ ...flags, checkpoint: dir, simLocality: 1 })).rejects.toThrow(
+      /--checkpoint holds the policy's settings/,
+    );
+    await expect(runEval({ ...flags, checkpoint: dir, policy: 'oracle' })).rejects.toThrow(
+      /--checkpoint holds a trained simulated policy; --policy is 'oracle'/,
+    );
+  });
+});
