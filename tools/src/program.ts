@@ -26,6 +26,7 @@ import {
 } from './options.js';
 import { policyNames } from './policies.js';
 import { defaultReproduceEnvs } from './reproduce/settings.js';
+import { givenFlags } from './resume.js';
 import { addRouterCommands } from './router-commands.js';
 
 /** The `harness-s` command line, built fresh so tests can parse arguments in process. */
@@ -46,7 +47,12 @@ export function createProgram(): Command {
     .option('--data <file>', 'a task file to use instead of a shipped split')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--harness <name|file>', 'a built-in harness (h0, h0-text, minimal, codeact) or a harness spec .json', 'h0')
-    .option('--k <n>', 'attempts per task', integer('--k', 1), 3)
+    .option('--k <n>', 'the k of Pass@k and Avg@k, and attempts per task', integer('--k', 1), 3)
+    .option(
+      '--attempts <n>',
+      'attempts per task, n >= k (default k): Pass@k estimated from all n, with less variance',
+      integer('--attempts', 1),
+    )
     .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--out <dir>', 'run folder (default runs/<time>-<env>-<policy>)')
@@ -78,8 +84,8 @@ export function createProgram(): Command {
       'with --routing rank1: LLM rankers (OpenAI-compatible) joining the vote, e.g. qwen3-8b@http://127.0.0.1:8000/v1',
     )
     .option('--quiet', 'no progress output')
-    .action(async (flags) => {
-      await runEval(flags);
+    .action(async (flags, command: Command) => {
+      await runEval(flags, givenFlags(command));
     });
 
   program
@@ -181,8 +187,8 @@ export function createProgram(): Command {
     .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
     .option('--redis <url>', 'run attempts on `harness-s worker` processes through a job queue in this Redis')
     .option('--quiet', 'no progress output')
-    .action(async (flags) => {
-      await runTrain(flags);
+    .action(async (flags, command: Command) => {
+      await runTrain(flags, givenFlags(command));
     });
 
   addRouterCommands(program);

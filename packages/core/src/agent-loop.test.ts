@@ -158,4 +158,20 @@ describe('evaluate', () => {
     expect(stats.opened).toBe(8);
     expect(resumed.summary.passAtK).toBe(summary.passAtK);
   });
+
+  it('runs n >= k attempts per task when asked, and estimates Pass@k from all of them', async () => {
+    const { environment } = createCounterEnvironment();
+    const taskSet = await environment.loadTasks({});
+    const policy = createScriptedPolicy([callTool('add', { n: 1 }), callTool('submit')]);
+    const base = { environment, taskSet, split: 'dev', harness: createPlainHarness(), policy, k: 2, seed: 3 };
+    const { summary, trajectories } = await evaluate({ ...base, attempts: 5, concurrency: 2, runId: 'n' });
+    expect(trajectories).toHaveLength(15);
+    expect(summary).toMatchObject({ k: 2, attempts: 5, passAtK: 1 / 3, avgAtK: 1 / 3 });
+    expect(summary.perTask.find((task) => task.id === 'count-1')).toEqual({ id: 'count-1', attempts: 5, successes: 5 });
+    // n = k is the default, and the summary then says nothing of it.
+    expect((await evaluate({ ...base, concurrency: 2, runId: 'k' })).summary.attempts).toBeUndefined();
+    await expect(evaluate({ ...base, attempts: 1, concurrency: 2, runId: 'x' })).rejects.toThrow(
+      /attempts per task must be an integer of at least k = 2, got 1/,
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import { runAttempt } from './agent-loop.js';
 import { mapConcurrent } from './concurrency.js';
 import type { Environment } from './environment.js';
+import { ConfigError } from './errors.js';
 import type { Harness } from './harness.js';
 import type { Policy } from './policy.js';
 import { deriveSeed } from './random.js';
@@ -31,8 +32,13 @@ export interface EvaluationOptions<T extends Task> {
   /** The summary's `harness` label (default: the harness's id). */
   harnessLabel?: string;
   policy: Policy;
-  /** Attempts per task. */
+  /** The k of Pass@k and Avg@k; also the attempts per task unless `attempts` says more. */
   k: number;
+  /**
+   * Attempts per task, n >= k (default k): Pass@k is then the unbiased estimate from all n, with
+   * less variance than from k alone.
+   */
+  attempts?: number;
   /** Run seed; every attempt's seed is derived from it, so results do not depend on concurrency. */
   seed: number;
   /**
@@ -57,22 +63,28 @@ export interface EvaluationResult {
   trajectories: Trajectory[];
 }
 
-/** Runs k attempts of every task under one harness and summarises them. */
+/** Runs k (or `attempts`) attempts of every task under one harness and summarises them. */
 export async function evaluate<T extends Task>(options: EvaluationOptions<T>): Promise<EvaluationResult> {
   const start = performance.now();
   const { environment, harness, policy, k } = options;
+  const attempts = options.attempts ?? k;
+  if (!Number.isInteger(attempts) || attempts < k) {
+    throw new ConfigError(`attempts per task must be an integer of at least k = ${k}, got ${attempts}`, {
+      code: 'bad-attempts',
+    });
+  }
   const done = new Map<string, Trajectory>();
   for (const trajectory of options.resumeFrom ?? []) done.set(trajectory.id, trajectory);
 
   const harnessOf = (task: T): Harness => options.harnessFor?.(task) ?? harness;
   const pending: Array<{ task: T; attempt: number }> = [];
   for (const task of options.taskSet.tasks) {
-    for (let attempt = 0; attempt < k; attempt += 1) {
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
       if (!done.has(trajectoryId(task.id, harnessOf(task).spec.id, attempt))) pending.push({ task, attempt });
     }
   }
 
-  const total = options.taskSet.tasks.length * k;
+  const total = options.taskSet.tasks.length * attempts;
   const trajectories: Trajectory[] = [...done.values()];
   let successes = trajectories.filter((trajectory) => trajectory.evaluation?.success).length;
   let infraErrors = trajectories.reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);
@@ -108,6 +120,7 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
       policyVersion: policy.version,
       harness: options.harnessLabel ?? harness.spec.id,
       k,
+      ...(attempts > k ? { attempts } : {}),
       seed: options.seed,
       tasks: options.taskSet.tasks,
       unloadable: options.taskSet.unloadable,

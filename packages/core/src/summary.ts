@@ -29,6 +29,8 @@ export const EvalSummary = z.object({
   policyVersion: z.string(),
   harness: z.string(),
   k: z.number().int().positive(),
+  /** Attempts per task when more than k (Pass@k estimated from them all); absent: k. */
+  attempts: z.number().int().positive().optional(),
   seed: z.number().int(),
   /** Tasks attempted. */
   tasks: z.number().int().nonnegative(),
@@ -62,6 +64,8 @@ export interface SummaryContext {
   policyVersion: string;
   harness: string;
   k: number;
+  /** Attempts per task, when more than k. */
+  attempts?: number;
   seed: number;
   tasks: readonly Task[];
   unloadable: readonly UnloadableTask[];
@@ -117,6 +121,7 @@ export function summarizeEvaluation(context: SummaryContext, trajectories: reado
     policyVersion: context.policyVersion,
     harness: context.harness,
     k: context.k,
+    ...(context.attempts && context.attempts > context.k ? { attempts: context.attempts } : {}),
     seed: context.seed,
     tasks: perTask.length,
     solved: solved.length,

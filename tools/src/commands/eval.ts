@@ -16,6 +16,7 @@ import { duration, percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress } from '../progress.js';
+import { flagsForResume, flagsToRecord } from '../resume.js';
 import { rank1Routing } from '../routing.js';
 import { loadSplitTasks } from '../task-splits.js';
 
@@ -26,6 +27,8 @@ export interface EvalFlags extends SimulatedSettingsFlags {
   policy: string;
   harness: string;
   k: number;
+  /** Attempts per task, at least k (default k): Pass@k is estimated from all of them. */
+  attempts?: number;
   seed: number;
   concurrency: number;
   out?: string;
@@ -69,9 +72,20 @@ function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): Tas
 
 const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 
+/** What a continued evaluation may change: how it runs, not what it measures. */
+const evalChangeable = ['concurrency', 'db', 'sandbox', 'unconfined', 'appworldUrl', 'baseUrl'];
+
 /** `harness-s eval`: k attempts per task under one harness; prints Pass@k and Avg@k; writes a run folder. */
-export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
-  if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+export async function runEval(
+  given: EvalFlags,
+  /** The flags given on the command line (default: every key of `given`); see `flagsForResume`. */
+  explicit: ReadonlySet<string> = new Set(Object.keys(given)),
+): Promise<EvalSummary> {
+  if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+  const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, evalChangeable) : given;
+  const attempts = flags.attempts ?? flags.k;
+  if (!Number.isInteger(attempts) || attempts < flags.k)
+    throw new ConfigError(`--attempts must be at least --k (${flags.k}), got ${attempts}`, { code: 'bad-flag' });
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
@@ -96,10 +110,12 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
         : null;
     const store = await RunStore.create(dir, {
       command: 'eval',
+      flags: flagsToRecord(flags),
       env: flags.env,
       split: splitName,
       data: flags.data ? resolve(flags.data) : null,
       k: flags.k,
+      ...(attempts > flags.k ? { attempts } : {}),
       seed: flags.seed,
       concurrency: flags.concurrency,
       scoring: flags.scoring ?? null,
@@ -114,11 +130,12 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
     log(
-      `Evaluating ${policy.id} under ${routed ? 'Rank-1 routing' : harness.spec.id} on ${flags.env}/${splitName}: ${taskSet.tasks.length} tasks x ${flags.k} attempts` +
+      `Evaluating ${policy.id} under ${routed ? 'Rank-1 routing' : harness.spec.id} on ${flags.env}/${splitName}: ${taskSet.tasks.length} tasks x ${attempts} attempts` +
+        (attempts > flags.k ? ` (Pass@${flags.k} estimated from all ${attempts})` : '') +
         (taskSet.unloadable.length ? ` (${taskSet.unloadable.length} not loadable)` : '') +
         (resumeFrom.length ? `, resuming with ${resumeFrom.length} recorded` : ''),
     );
-    const progress = flags.quiet ? undefined : createProgress('eval', taskSet.tasks.length * flags.k);
+    const progress = flags.quiet ? undefined : createProgress('eval', taskSet.tasks.length * attempts);
     let summary: EvalSummary;
     try {
       ({ summary } = await evaluate({
@@ -129,6 +146,7 @@ export async function runEval(flags: EvalFlags): Promise<EvalSummary> {
         ...(routed ? { harnessFor: routed.harnessFor, harnessLabel: 'rank1' } : {}),
         policy,
         k: flags.k,
+        attempts,
         seed: flags.seed,
         concurrency: flags.concurrency,
         runId,
@@ -177,7 +195,7 @@ export function formatSummary(summary: EvalSummary, environment?: Pick<Environme
   );
   const lines = [
     '',
-    `${summary.env}/${summary.split} | policy ${summary.policy} | harness ${summary.harness} | k=${k} | seed ${summary.seed}`,
+    `${summary.env}/${summary.split} | policy ${summary.policy} | harness ${summary.harness} | k=${k}${summary.attempts ? ` from ${summary.attempts} attempts per task` : ''} | seed ${summary.seed}`,
     table,
     '',
     `solved ${summary.solved}/${summary.tasks} tasks at least once | infrastructure errors ${summary.infraErrors}` +

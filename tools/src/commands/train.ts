@@ -10,6 +10,7 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
 import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
+import { flagsForResume, flagsToRecord } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
 export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags {
@@ -57,9 +58,19 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
   return { variants: Number(match[1]), attemptsPerVariant: Number(match[2]) };
 }
 
+/**
+ * What a continued training run may change: how it runs, and `steps` (to train on past the end).
+ */
+const trainChangeable = ['concurrency', 'db', 'sandbox', 'redis', 'steps'];
+
 /** `harness-s train`: complementary harness rescue training with the simulated policy. */
-export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
-  if (flags.resume && flags.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+export async function runTrain(
+  given: TrainFlags,
+  /** The flags given on the command line (default: every key of `given`); see `flagsForResume`. */
+  explicit: ReadonlySet<string> = new Set(Object.keys(given)),
+): Promise<TrainSummary> {
+  if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+  const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, trainChangeable) : given;
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
@@ -138,6 +149,7 @@ export async function runTrain(flags: TrainFlags): Promise<TrainSummary> {
       resume: Boolean(flags.resume),
       ...(runner ? { runner } : {}),
       record: {
+        flags: flagsToRecord(flags),
         splits: tasks.source,
         router: flags.router ?? 'adaptive',
         ...(runner ? { rollouts: `queue ${runner.queueName}` } : {}),

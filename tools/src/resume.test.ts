@@ -1,0 +1,113 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EvalSummary } from '@harness-s/core';
+import { describe, expect, it, vi } from 'vitest';
+import { runEval } from './commands/eval.js';
+import { runTrain } from './commands/train.js';
+import { createProgram } from './program.js';
+
+/** Runs the command line in process, its output swallowed. */
+async function cli(args: string[]): Promise<void> {
+  const quiet = [vi.spyOn(process.stdout, 'write'), vi.spyOn(process.stderr, 'write')].map((spy) =>
+    spy.mockImplementation(() => true),
+  );
+  try {
+    await createProgram().parseAsync(['node', 'harness-s', ...args]);
+  } finally {
+    for (const spy of quiet) spy.mockRestore();
+  }
+}
+
+const lines = async (path: string) => (await readFile(path, 'utf8')).trim().split('\n');
+const summaryOf = async (dir: string) =>
+  EvalSummary.parse(JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')));
+const stable = ({ durationMs: _d, runId: _r, ...rest }: EvalSummary) => rest;
+
+describe('--resume keeps the settings the run was started with', () => {
+  it('eval: a bare --resume continues with the recorded flags, not the defaults, and ends as the whole run did', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'resume-eval-')), 'run');
+    // Not the defaults: another environment, k and seed.
+    await cli(['eval', '--env', 'appworld', '--k', '2', '--seed', '5', '--limit', '3', '--quiet', '--out', out]);
+    const whole = await summaryOf(out);
+    expect(whole.env).toBe('appworld');
+    const recorded = await lines(join(out, 'trajectories.jsonl'));
+    expect(recorded).toHaveLength(6);
+    // Interrupted after two attempts.
+    await writeFile(join(out, 'trajectories.jsonl'), `${recorded.slice(0, 2).join('\n')}\n`);
+    await cli(['eval', '--resume', out, '--quiet', '--concurrency', '1']);
+    expect(await lines(join(out, 'trajectories.jsonl'))).toHaveLength(6);
+    const resumed = await summaryOf(out);
+    expect(stable(resumed)).toEqual(stable(whole));
+  });
+
+  it('refuses a flag that would change what the run is, naming it and the recorded value', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'resume-eval-')), 'run');
+    const flags = {
+      env: 'dbbench',
+      policy: 'sim',
+      harness: 'h0',
+      k: 1,
+      seed: 0,
+      concurrency: 2,
+      quiet: true,
+      limit: 2,
+    };
+    await runEval({ ...flags, out });
+    await expect(runEval({ ...flags, k: 3, resume: out }, new Set(['resume', 'k']))).rejects.toThrow(
+      /--resume .*: --k 3 \(the run has 1\); a continued run keeps its settings/,
+    );
+    await expect(cli(['eval', '--resume', out, '--env', 'appworld'])).rejects.toThrow(
+      /--env "appworld" \(the run has "dbbench"\)/,
+    );
+    // How it runs may change.
+    await expect(
+      runEval({ ...flags, concurrency: 1, resume: out }, new Set(['resume', 'concurrency'])),
+    ).resolves.toMatchObject({ env: 'dbbench', k: 1 });
+  });
+
+  it('train: a bare --resume continues the recorded run; --steps may extend it', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'resume-train-')), 'run');
+    await cli([
+      'train',
+      '--env',
+      'appworld',
+      '--method',
+      'grpo',
+      '--steps',
+      '1',
+      '--batch-size',
+      '2',
+      '--k',
+      '2',
+      '--eval-k',
+      '1',
+      '--quiet',
+      '--out',
+      out,
+    ]);
+    await cli(['train', '--resume', out, '--steps', '2', '--quiet']);
+    const metrics = await lines(join(out, 'metrics.jsonl'));
+    expect(metrics.map((line) => JSON.parse(line).step)).toEqual([1, 2]);
+    // Two tasks of AppWorld per step, two attempts each: nothing of DBBench's defaults (8 x 8).
+    const trajectories = (await lines(join(out, 'trajectories.jsonl'))).map((line) => JSON.parse(line));
+    expect(trajectories.filter((trajectory) => trajectory.training).length).toBe(8);
+    expect(new Set(trajectories.map((trajectory) => trajectory.env))).toEqual(new Set(['appworld']));
+    await expect(
+      runTrain(
+        {
+          env: 'appworld',
+          method: 'harness-s',
+          steps: 2,
+          k: 2,
+          batchSize: 2,
+          seed: 0,
+          evalK: 1,
+          concurrency: 1,
+          resume: out,
+        },
+        new Set(['resume', 'method']),
+      ),
+    ).rejects.toThrow(/--method "harness-s" \(the run has "grpo"\)/);
+  });
+});
