@@ -115,6 +115,11 @@ export async function runTrain(
       });
       log(`Attempts run on workers: queue ${runner.queueName} in ${redactRedisUrl(flags.redis)}`);
     }
+    const rescueWidth = rescue?.variants ?? flags.k;
+    if (flags.method === 'harness-s' && pool.length > 0 && pool.length < rescueWidth)
+      log(
+        `note: the pool has ${pool.length} variant(s), fewer than the ${rescueWidth} a rescue asks for: they take the missing places in turn, so rescue groups keep their size`,
+      );
     const trainer = new SimulatedGrpoTrainer(
       new SimulatedPolicy(sim),
       flags.learningRate ? { learningRate: flags.learningRate } : {},

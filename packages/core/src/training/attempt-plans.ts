@@ -72,13 +72,22 @@ export async function rescuePlans<T extends Task>(options: {
             return harness;
           })
         : Array.from({ length: shape.variants }, () => h0);
+    // A pool with fewer variants than the rescue shape asks for: the chosen ones take the missing
+    // places in turn, so a rescue group always has variants x attempts attempts, as h0-resample's.
+    const rounds = Math.max(1, harnesses.length);
+    const filled = Array.from(
+      { length: harnesses.length ? shape.variants : 0 },
+      (_, index) => harnesses[index % rounds] as Harness,
+    );
     plans.push(
-      harnesses.flatMap((harness, variantIndex) =>
+      filled.flatMap((harness, variantIndex) =>
         Array.from({ length: shape.attemptsPerVariant }, (_, repeat) => ({
           task,
           harness,
           attempt:
-            config.method === 'h0-resample' ? config.k + variantIndex * shape.attemptsPerVariant + repeat : repeat,
+            config.method === 'h0-resample'
+              ? config.k + variantIndex * shape.attemptsPerVariant + repeat
+              : Math.floor(variantIndex / rounds) * shape.attemptsPerVariant + repeat,
           role: 'rescue' as const,
           seedParts: [slot, 'rescue', variantIndex, repeat],
         })),

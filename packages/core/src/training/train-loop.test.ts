@@ -121,6 +121,19 @@ describe('the training loop', () => {
     expect(metrics[1]?.eval).toBeDefined();
   });
 
+  it('fills a rescue group to its full size when the pool has fewer variants than it asks for', async () => {
+    // Five places, three variants: the chosen ones take the missing places in turn.
+    const { dir } = await run('harness-s', { rescue: { variants: 5, attemptsPerVariant: 1 } });
+    const rescue = (await readTrajectories(dir)).filter((trajectory) => trajectory.training?.role === 'rescue');
+    expect(rescue).toHaveLength(2 * 2 * 5);
+    const group = rescue.filter((trajectory) => trajectory.training?.groupId === rescue[0]?.training?.groupId);
+    const perHarness = new Map<string, number>();
+    for (const { harnessId } of group) perHarness.set(harnessId, (perHarness.get(harnessId) ?? 0) + 1);
+    expect([...perHarness.values()].sort()).toEqual([1, 2, 2]);
+    // Repeated variants get attempts of their own: every attempt id once.
+    expect(new Set(rescue.map((trajectory) => trajectory.id)).size).toBe(rescue.length);
+  });
+
   it('tells the router what each rescue gave, in batch order, and checkpoints what it learned', async () => {
     const reports: Array<{ step: number; task: string; outcomes: unknown }> = [];
     const router: RescueRouter = {
