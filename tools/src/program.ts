@@ -290,7 +290,7 @@ export function createProgram(): Command {
     .description(
       'Remove what killed runs left behind (dbbench: databases, schemas, roles and users of dead runs; swegym: containers and sandbox directories of dead runs).',
     )
-    .requiredOption('--env <name>', 'environment')
+    .option('--env <name>', 'only this environment (default: every environment with a cleanup)')
     .option('--db <url>', 'dbbench: the server to clean, postgres://... or mysql://...')
     .option('--run <label>', 'swegym: only the containers of this run label')
     .option('--all', 'swegym: also containers of runs that are still alive')

@@ -3,11 +3,34 @@ import { type CleanupFlags, environmentEntry, environmentNames, findEnvironment 
 
 export type { CleanupFlags };
 
-/** `harness-s cleanup`: removes what runs killed before they could clean up left behind. */
+/**
+ * `harness-s cleanup`: removes what runs killed before they could clean up left behind, in one
+ * environment (`--env`) or, without it, in every environment that has a cleanup; one that needs a
+ * flag not given (DBBench's `--db`) is skipped, saying which.
+ */
 export async function runCleanup(
-  flags: CleanupFlags,
+  flags: Omit<CleanupFlags, 'env'> & { env?: string },
   print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<string[]> {
+  if (flags.env === undefined) {
+    const lines: string[] = [];
+    for (const name of environmentNames()) {
+      const cleanup = findEnvironment(name)?.cleanup;
+      if (!cleanup) continue;
+      let found: string[];
+      try {
+        found = await cleanup({ ...flags, env: name });
+      } catch (error) {
+        if (!(error instanceof ConfigError) || error.code !== 'bad-flag') throw error;
+        found = [`skipped: ${error.message}`];
+      }
+      for (const line of found) {
+        lines.push(`${name}: ${line}`);
+        print(`${name}: ${line}`);
+      }
+    }
+    return lines;
+  }
   const cleanup = findEnvironment(flags.env)?.cleanup;
   if (!cleanup) {
     const cleanable = environmentNames().filter((name) => findEnvironment(name)?.cleanup);
@@ -18,7 +41,7 @@ export async function runCleanup(
       { code: 'nothing-to-clean' },
     );
   }
-  const lines = await cleanup(flags);
+  const lines = await cleanup({ ...flags, env: flags.env });
   for (const line of lines) print(line);
   return lines;
 }
