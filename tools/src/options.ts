@@ -51,6 +51,9 @@ export const unconfinedOption = () =>
   new Option('--unconfined', "swegym: let a model's commands run in --sandbox local, on this machine, unconfined");
 
 /** The simulated policy's settings: the same flags on every command that can run it. */
+/** AppWorld environment servers (`appworld-server` or `harness-s serve appworld`) to run episodes on. */
+export const appworldUrlOption = () =>
+  new Option('--appworld-url <urls...>', 'appworld: environment servers to run on (one task each at a time)');
 export const checkpointOption = () =>
   new Option(
     '--checkpoint <path>',

@@ -12,6 +12,7 @@ import { runTrain } from './commands/train.js';
 import { runWorker } from './commands/worker.js';
 import { environmentNames } from './environments.js';
 import {
+  appworldUrlOption,
   checkpointOption,
   dbOption,
   fraction,
@@ -68,7 +69,7 @@ export function createProgram(): Command {
     .addOption(dbOption())
     .addOption(sandboxOption())
     .addOption(unconfinedOption())
-    .option('--appworld-url <urls...>', 'appworld: environment servers to run on (one task each at a time)')
+    .addOption(appworldUrlOption())
     .option('--tasks <ids...>', 'only these task ids')
     .option('--limit <n>', 'only the first n tasks', integer('--limit', 1))
     .addOption(
@@ -118,6 +119,7 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(appworldUrlOption())
     .addOption(unconfinedOption())
     .action(async (flags) => {
       await runReplay(flags);
@@ -182,6 +184,7 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(appworldUrlOption())
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--out <dir>', 'run folder')
     .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
@@ -334,6 +337,7 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(appworldUrlOption())
     .addOption(unconfinedOption())
     .option('--quiet', 'no log output')
     .action(async (flags) => {
@@ -383,6 +387,7 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(appworldUrlOption())
     .addOption(unconfinedOption())
     .option('--quiet', 'no progress output')
     .action(async (flags) => {

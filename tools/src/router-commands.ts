@@ -4,6 +4,7 @@ import { runProfile } from './commands/profile.js';
 import { runRescueStudy } from './commands/rescue-study.js';
 import { environmentNames } from './environments.js';
 import {
+  appworldUrlOption,
   checkpointOption,
   dbOption,
   fraction,
@@ -44,6 +45,7 @@ export function addRouterCommands(program: Command): void {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(appworldUrlOption())
     .addOption(unconfinedOption())
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
@@ -79,6 +81,7 @@ export function addRouterCommands(program: Command): void {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
+    .addOption(appworldUrlOption())
     .option('--quiet', 'no progress output')
     .action(async (run, flags) => {
       await runRescueStudy({ ...flags, run });

@@ -85,6 +85,9 @@ describe('the remote client against our server over HTTP', () => {
     expect(tasks.map((task) => task.id)).toEqual(local.map((task) => task.id));
     // Instructions arrive intact through the protocol.
     expect(tasks.map((task) => task.instruction)).toEqual(local.map((task) => task.instruction));
+    // The same plans, hardness included: the simulated policy meets the same tasks either way.
+    expect(tasks.map((task) => remote.oraclePlan(task))).toEqual(local.map((task) => embedded.oraclePlan(task)));
+    expect(tasks.some((task) => JSON.stringify(remote.oraclePlan(task)).includes('"hardness"'))).toBe(true);
     const sample = [tasks[0], tasks[4], tasks[8]] as AppWorldTask[];
     const oracle = await Promise.all(
       sample.map((task) => runActions(remote, task, rightPath(remote.oraclePlan(task).nodes))),

@@ -15,12 +15,14 @@ import {
   type TaskSource,
   type Trajectory,
   type UnloadableTask,
+  withHardness,
 } from '@harness-s/core';
 import { z } from 'zod';
 import { appworldEmptyPlan } from './environment.js';
 import { appworldTools } from './episode.js';
 import { goalCompletion, goalCompletionLines } from './goal-completion.js';
 import { EvaluationWire, InitializeBody, initializeDefaults, TaskInfoWire } from './protocol.js';
+import { appworldHardness } from './task-hardness.js';
 import { appworldSkills, executeTool } from './tasks/plan-steps.js';
 import { type AppWorldTask, appworldSplits } from './tasks/types.js';
 import { EmbeddedWorld, withSupervisor } from './world/embedded-world.js';
@@ -306,7 +308,8 @@ export function createAppWorldRemoteEnvironment(options: AppWorldRemoteOptions):
           { code: 'no-oracle-plan' },
         );
       }
-      return { taskId: task.id, nodes: known.spec.plan };
+      // The same hardness as the embedded environment's, so the simulated policy meets the same task.
+      return withHardness({ taskId: task.id, nodes: known.spec.plan }, appworldHardness(known.task));
     },
 
     emptyPlan: appworldEmptyPlan,
