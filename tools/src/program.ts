@@ -279,6 +279,7 @@ export function createProgram(): Command {
     .option('--redis <url>', `Redis to try (default ${doctorDefaults.redis}; named, it must work)`)
     .option('--base-url <url>', 'OpenAI-compatible endpoint to try (default OPENAI_BASE_URL; named, it must work)')
     .option('--model <name>', 'a model the endpoint must serve')
+    .option('--appworld-url <urls...>', 'AppWorld environment servers to try (an oracle episode)')
     .option('--no-docker', 'skip the Docker checks')
     .option('--timeout <ms>', 'longest one check may take', integer('--timeout', 1), 120_000)
     .option('--json', 'print the checks as JSON')

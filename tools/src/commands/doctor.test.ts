@@ -1,3 +1,4 @@
+import { createAppWorldEnvironment, startAppWorldServer } from '@harness-s/env-appworld';
 import { describe, expect, it } from 'vitest';
 import { startChatServer } from '../__fixtures__/chat-server.js';
 import { type DoctorCheck, runDoctor } from './doctor.js';
@@ -74,4 +75,24 @@ describe('harness-s doctor', () => {
       await chat.close();
     }
   }, 180_000);
+
+  it('runs an oracle episode on the AppWorld servers --appworld-url names, and fails without them', async () => {
+    const world = createAppWorldEnvironment();
+    const server = await startAppWorldServer({ environment: world });
+    try {
+      const flags = { docker: false, timeout: 30_000, quiet: true, json: true };
+      const served = await runDoctor({ ...flags, appworldUrl: [server.url] }, () => undefined);
+      expect(byPart(served.checks, 'AppWorld server')).toMatchObject({
+        status: 'ok',
+        required: true,
+        detail: expect.stringMatching(/^the oracle solved \w+_\d \(dev\)$/),
+      });
+      const gone = await runDoctor({ ...flags, appworldUrl: ['http://127.0.0.1:3'] }, () => undefined);
+      expect(gone.ok).toBe(false);
+      expect(byPart(gone.checks, 'AppWorld server http://127.0.0.1:3')?.detail).toMatch(/unreachable/);
+    } finally {
+      await server.close();
+      await world.close();
+    }
+  }, 120_000);
 });

@@ -17,6 +17,8 @@ export interface DoctorFlags {
   baseUrl?: string;
   /** A model the endpoint must serve. */
   model?: string;
+  /** AppWorld environment servers (`harness-s serve appworld`) to try; given, they must work. */
+  appworldUrl?: string[];
   /** Skip the Docker checks (`--no-docker`). */
   docker?: boolean;
   /** Longest a check may take, ms (default 120 000). */
@@ -79,9 +81,10 @@ async function oracleEpisode(env: string, options: EnvironmentOptions, signal: A
   const environment: Environment = createEnvironment(env, { ...options, actionsFrom: 'plan' });
   try {
     const split = defaultSplit(environment);
-    const { tasks } = await environment.loadTasks({ split });
+    const { tasks, unloadable } = await environment.loadTasks({ split });
     const task = tasks[0];
-    if (!task) throw new Error(`no loadable task in split ${split}`);
+    if (!task)
+      throw new Error(`no loadable task in split ${split}${unloadable[0] ? ` (${unloadable[0].reason})` : ''}`);
     const { summary, trajectories } = await evaluate({
       environment,
       taskSet: { tasks: [task], unloadable: [] },
@@ -142,6 +145,16 @@ function plan(flags: DoctorFlags): Plan[] {
       required: true,
       run: (signal) => oracleEpisode('appworld', {}, signal),
     },
+    ...(flags.appworldUrl?.length
+      ? [
+          {
+            part: `AppWorld server ${flags.appworldUrl.join(' ')}`,
+            neededBy: '--appworld-url',
+            required: true,
+            run: (signal: AbortSignal) => oracleEpisode('appworld', { appworldUrl: flags.appworldUrl }, signal),
+          },
+        ]
+      : []),
     {
       part: 'swegym, local sandbox',
       neededBy: 'swegym with the simulated, oracle and empty policies (git, python3, node)',
