@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A chat completions server on loopback for tests: `reply` answers each request from its first
- * message. `GET /models` lists one model, `test`.
+ * message (and the whole conversation), with text or tool calls. `GET /models` lists one model, `test`.
  */
 export interface ChatServer {
   /** The API base, e.g. `http://127.0.0.1:PORT/v1`. */
@@ -13,7 +13,15 @@ export interface ChatServer {
   close(): Promise<void>;
 }
 
-export async function startChatServer(reply: (prompt: string) => string): Promise<ChatServer> {
+/** A reply with tool calls: each `{ name, arguments }` becomes one of the message's `tool_calls`. */
+export interface ToolCallReply {
+  content?: string;
+  toolCalls: Array<{ name: string; arguments: Record<string, unknown> }>;
+}
+
+export async function startChatServer(
+  reply: (prompt: string, messages: Array<{ role: string; content?: unknown }>) => string | ToolCallReply,
+): Promise<ChatServer> {
   const prompts: string[] = [];
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url?.endsWith('/models')) {
@@ -26,8 +34,22 @@ export async function startChatServer(reply: (prompt: string) => string): Promis
       body += chunk;
     });
     request.on('end', () => {
-      const prompt = String(JSON.parse(body).messages?.[0]?.content ?? '');
+      const messages = (JSON.parse(body).messages ?? []) as Array<{ role: string; content?: unknown }>;
+      const prompt = String(messages[0]?.content ?? '');
       prompts.push(prompt);
+      const answer = reply(prompt, messages);
+      const message =
+        typeof answer === 'string'
+          ? { role: 'assistant', content: answer }
+          : {
+              role: 'assistant',
+              content: answer.content ?? null,
+              tool_calls: answer.toolCalls.map((call, index) => ({
+                id: `call-${prompts.length}-${index}`,
+                type: 'function',
+                function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+              })),
+            };
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
         JSON.stringify({
@@ -35,7 +57,7 @@ export async function startChatServer(reply: (prompt: string) => string): Promis
           object: 'chat.completion',
           created: 0,
           model: 'test',
-          choices: [{ index: 0, message: { role: 'assistant', content: reply(prompt) }, finish_reason: 'stop' }],
+          choices: [{ index: 0, message, finish_reason: typeof answer === 'string' ? 'stop' : 'tool_calls' }],
           usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
         }),
       );

@@ -1,29 +1,23 @@
 import { open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError, readJson, readTrajectories, rerenderTrajectory, type Trajectory } from '@harness-s/core';
+import {
+  ConfigError,
+  readJson,
+  readTrajectories,
+  rerenderTrajectory,
+  type TrainingExample,
+  trainingExample,
+} from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createEnvironment } from '../environments.js';
+
+export type { TrainingExample };
 
 export interface ExportFlags {
   run: string;
   out?: string;
   context?: 'variant' | 'h0';
   all?: boolean;
-}
-
-/** One training example for an external trainer. */
-export interface TrainingExample {
-  groupId: string;
-  step: number;
-  taskId: string;
-  harnessId: string;
-  /** Which rendering `messages` holds. */
-  context: 'variant' | 'h0';
-  messages: Trajectory['messages'];
-  /** Per assistant turn, the completion's token ids where the server returned them. */
-  completionTokenIds: Array<number[] | null>;
-  advantage: number;
-  reward: number;
 }
 
 /**
@@ -58,17 +52,13 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
           `task ${trajectory.taskId} of ${trajectory.id} is no longer in split ${trajectory.split}`,
           { code: 'missing-task' },
         );
-      const example: TrainingExample = {
+      const example: TrainingExample = trainingExample(trajectory, {
         groupId: trajectory.training?.groupId ?? '',
         step: trajectory.training?.step ?? 0,
-        taskId: trajectory.taskId,
-        harnessId: trajectory.harnessId,
         context,
         messages: context === 'h0' ? rerenderTrajectory(trajectory, task, h0) : trajectory.messages,
-        completionTokenIds: trajectory.turns.map((turn) => turn.completionTokenIds ?? null),
         advantage: trajectory.training?.advantage ?? 0,
-        reward: trajectory.evaluation?.reward ?? 0,
-      };
+      });
       await handle.write(`${JSON.stringify(example)}\n`);
     }
   } finally {

@@ -1,5 +1,15 @@
+import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { ConfigError, RandomRouter, requirePool, type TrainMethod, type TrainSummary, train } from '@harness-s/core';
+import {
+  BatchExportTrainer,
+  ConfigError,
+  RandomRouter,
+  requirePool,
+  type Trainer,
+  type TrainMethod,
+  type TrainSummary,
+  train,
+} from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
@@ -8,12 +18,23 @@ import { createEnvironment, type EnvironmentOptions, environmentOptions } from '
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
-import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
+import {
+  createPolicy,
+  type PolicyFlags,
+  type SimulatedSettingsFlags,
+  simulatedSettings,
+  simulatedSettingsText,
+} from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { flagsForResume, flagsToRecord } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
-export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags {
+export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, Partial<PolicyFlags> {
+  /**
+   * A shell command run after each step's batch is written (a model served elsewhere): it gets
+   * HARNESS_S_BATCH (the batch file), HARNESS_S_STEP and HARNESS_S_RUN, and the next step waits for it.
+   */
+  onBatch?: string;
   env: string;
   method: string;
   steps: number;
@@ -50,6 +71,53 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags {
   quiet?: boolean;
 }
 
+/**
+ * The model a run with `--policy openai` (or oracle, empty) acts with. The simulated policy's own
+ * flags do not apply to it, and are refused.
+ */
+function servedPolicy(flags: TrainFlags) {
+  const simOnly = (
+    [
+      ['--sim-config', flags.simConfig],
+      ['--sim-locality', flags.simLocality],
+      ['--learning-rate', flags.learningRate],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (simOnly.length > 0 || flags.sim)
+    throw new ConfigError(
+      `${simOnly.map(([name]) => name).join(', ') || 'simulated settings'}: only for the simulated policy; --policy is '${flags.policy}'`,
+      { code: 'bad-flag' },
+    );
+  return createPolicy({ ...flags, policy: flags.policy ?? 'sim' });
+}
+
+/**
+ * Runs `--on-batch COMMAND` in a shell after a step's batch is written; its output goes to stderr,
+ * and a failure stops the run (which resumes from its last checkpoint).
+ */
+function batchHook(command: string, dir: string, log: (line: string) => void) {
+  return ({ path, step, examples }: { path: string; step: number; examples: number }) =>
+    new Promise<void>((done, fail) => {
+      log(`step ${step}: ${examples} examples in ${path}; running --on-batch`);
+      const child = spawn(command, {
+        shell: true,
+        stdio: ['ignore', 2, 2],
+        env: { ...process.env, HARNESS_S_BATCH: path, HARNESS_S_STEP: String(step), HARNESS_S_RUN: dir },
+      });
+      child.on('error', fail);
+      child.on('exit', (code, signal) =>
+        code === 0
+          ? done()
+          : fail(
+              new ConfigError(
+                `--on-batch ${JSON.stringify(command)} ${signal ? `was killed by ${signal}` : `exited with code ${code}`} at step ${step}; the run continues from its last checkpoint with --resume ${dir}`,
+                { code: 'on-batch-failed' },
+              ),
+            ),
+      );
+    });
+}
+
 /** `8x1` -> 8 variants x 1 attempt. */
 function parseShape(text: string): { variants: number; attemptsPerVariant: number } {
   const match = /^(\d+)x(\d+)$/.exec(text);
@@ -61,7 +129,7 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
 /**
  * What a continued training run may change: how it runs, and `steps` (to train on past the end).
  */
-const trainChangeable = ['concurrency', 'db', 'sandbox', 'redis', 'steps'];
+const trainChangeable = ['concurrency', 'db', 'sandbox', 'unconfined', 'redis', 'steps', 'baseUrl', 'onBatch'];
 
 /** `harness-s train`: complementary harness rescue training with the simulated policy. */
 export async function runTrain(
@@ -75,8 +143,17 @@ export async function runTrain(
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
   requirePool(flags.method, Boolean(flags.pool));
-  // The simulated policy walks the environment's plans.
-  const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: 'plan' });
+  // Another policy than the simulated one: a model served elsewhere, trained by an external trainer.
+  const served = flags.policy !== undefined && flags.policy !== 'sim' ? servedPolicy(flags) : undefined;
+  if (!served && flags.onBatch !== undefined)
+    throw new ConfigError('--on-batch hands batches to an external trainer; the simulated policy trains here', {
+      code: 'bad-flag',
+    });
+  // The simulated policy walks the environment's plans; a model writes its own actions.
+  const environment = createEnvironment(flags.env, {
+    ...environmentOptions(flags),
+    actionsFrom: served ? 'model' : 'plan',
+  });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   try {
@@ -120,14 +197,26 @@ export async function runTrain(
       log(
         `note: the pool has ${pool.length} variant(s), fewer than the ${rescueWidth} a rescue asks for: they take the missing places in turn, so rescue groups keep their size`,
       );
-    const trainer = new SimulatedGrpoTrainer(
-      new SimulatedPolicy(sim),
-      flags.learningRate ? { learningRate: flags.learningRate } : {},
-    );
+    const trainer: Trainer = served
+      ? new BatchExportTrainer({
+          policy: served,
+          dir,
+          h0,
+          tasks: tasks.train,
+          ...(flags.onBatch ? { onBatch: batchHook(flags.onBatch, dir, log) } : {}),
+        })
+      : new SimulatedGrpoTrainer(
+          new SimulatedPolicy(sim),
+          flags.learningRate ? { learningRate: flags.learningRate } : {},
+        );
     log(
       `Training ${flags.method} on ${flags.env}: ${tasks.train.length} train / ${tasks.test.length} test tasks (${tasks.source}), ` +
         `${flags.steps} steps x ${flags.batchSize} tasks x ${flags.k} attempts, pool ${pool.length}, seed ${flags.seed}` +
-        (simulatedSettingsText(sim) ? `; simulated policy: ${simulatedSettingsText(sim)}` : ''),
+        (served
+          ? `; policy ${served.id} (${served.version}), batches to ${join(dir, 'batches')}${flags.onBatch ? ', each handed to --on-batch' : ''}`
+          : simulatedSettingsText(sim)
+            ? `; simulated policy: ${simulatedSettingsText(sim)}`
+            : ''),
     );
     const summary = await train({
       signal: interrupts.signal,

@@ -1,5 +1,7 @@
 export * from './advantages.js';
 export * from './attempt-runner.js';
+export * from './batch-export-trainer.js';
+export * from './examples.js';
 export * from './rerender.js';
 export * from './router.js';
 export * from './step-metrics.js';

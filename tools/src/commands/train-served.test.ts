@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TrainingExample, TrainSummary } from '@harness-s/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
+import { loadPlugins } from '../plugins.js';
+import { runTrain } from './train.js';
+
+let chat: ChatServer;
+let requests = 0;
+beforeAll(async () => {
+  await loadPlugins(new URL('../../../tests/src/fixtures/counter-plugin.ts', import.meta.url).href);
+  // A model that reads the target from the task and adds it, missing by one on every third try.
+  chat = await startChatServer((_, messages) => {
+    if (messages.at(-1)?.role === 'tool') return { toolCalls: [{ name: 'submit', arguments: {} }] };
+    const user = messages.find((message) => message.role === 'user');
+    const target = Number(/equal (\d+)/.exec(String(user?.content ?? ''))?.[1] ?? 0);
+    requests += 1;
+    return { toolCalls: [{ name: 'add', arguments: { n: requests % 3 === 0 ? target + 1 : target } }] };
+  });
+});
+afterAll(() => chat.close());
+
+const lines = async (path: string) => (await readFile(path, 'utf8')).trim().split('\n');
+/** A hook that logs its step and batch in the run folder. */
+const logHook = `node -e "require('fs').appendFileSync(process.env.HARNESS_S_RUN + '/hook.log', process.env.HARNESS_S_STEP + ' ' + process.env.HARNESS_S_BATCH + '\\\\n')"`;
+
+describe('train with a model served elsewhere', () => {
+  it('writes each step batch for an external trainer and hands it over before the next step; a failed hand-over stops the run, which resumes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'train-served-'));
+    const out = join(dir, 'run');
+    const flags = {
+      env: 'counter',
+      method: 'grpo',
+      policy: 'openai',
+      model: 'test',
+      baseUrl: chat.baseUrl,
+      steps: 2,
+      batchSize: 3,
+      k: 3,
+      seed: 1,
+      evalK: 1,
+      concurrency: 2,
+      quiet: true,
+    };
+    await expect(runTrain({ ...flags, out, onBatch: 'exit 3' })).rejects.toThrow(
+      /--on-batch "exit 3" exited with code 3 at step 1; the run continues from its last checkpoint with --resume/,
+    );
+    const summary = TrainSummary.parse(
+      await runTrain({ ...flags, resume: out, onBatch: logHook }, new Set(['resume', 'onBatch'])),
+    );
+    expect(summary.steps).toBe(2);
+    const handed = (await lines(join(out, 'hook.log'))).map((line) => line.split(' '));
+    expect(handed).toEqual([
+      ['1', join(out, 'batches', 'step-1.jsonl')],
+      ['2', join(out, 'batches', 'step-2.jsonl')],
+    ]);
+    for (const [, path] of handed) {
+      const examples = (await lines(path as string)).map((line) => JSON.parse(line) as TrainingExample);
+      expect(examples).toHaveLength(3 * 3);
+      expect(examples.every((example) => example.harnessId === 'h0' && example.messages.length >= 4)).toBe(true);
+      // Group-relative advantages: zero in a group with one outcome, summing to zero in a mixed one.
+      const groups = new Map<string, TrainingExample[]>();
+      for (const example of examples) groups.set(example.groupId, [...(groups.get(example.groupId) ?? []), example]);
+      for (const group of groups.values()) {
+        const sum = group.reduce((total, example) => total + example.advantage, 0);
+        expect(Math.abs(sum)).toBeLessThan(1e-9);
+        const mixed = new Set(group.map((example) => example.reward)).size > 1;
+        expect(group.every((example) => example.advantage === 0)).toBe(!mixed);
+      }
+    }
+    expect(summary.effectiveGroupRate).toBeGreaterThan(0);
+    const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8'));
+    expect(config.trainer).toBe('batch-export');
+    expect(config.policy).toMatchObject({ model: 'test' });
+    expect(existsSync(join(out, 'checkpoints', 'latest.json'))).toBe(true);
+  });
+
+  it("refuses the simulated policy's flags for a model, and a hand-over for the simulated policy", async () => {
+    const base = { env: 'counter', method: 'grpo', steps: 1, batchSize: 1, k: 1, seed: 0, evalK: 1, concurrency: 1 };
+    const model = { policy: 'openai', model: 'test', baseUrl: chat.baseUrl };
+    await expect(runTrain({ ...base, ...model, learningRate: 2 })).rejects.toThrow(
+      /--learning-rate: only for the simulated policy; --policy is 'openai'/,
+    );
+    await expect(runTrain({ ...base, onBatch: 'true' })).rejects.toThrow(
+      /--on-batch hands batches to an external trainer/,
+    );
+  });
+});

@@ -1,0 +1,121 @@
+import { type Command, Option } from 'commander';
+import { runExport } from './commands/export.js';
+import { runTrain } from './commands/train.js';
+import { environmentNames } from './environments.js';
+import {
+  appworldUrlOption,
+  dbOption,
+  fraction,
+  integer,
+  number,
+  sandboxOption,
+  scoringOption,
+  simConfigOption,
+  simLocalityOption,
+  unconfinedOption,
+} from './options.js';
+import { policyNames } from './policies.js';
+import { givenFlags } from './resume.js';
+
+/** `harness-s train` and `harness-s export`: training runs, and their batches for external trainers. */
+export function addTrainingCommands(program: Command): void {
+  program
+    .command('train')
+    .description(
+      'Complementary harness rescue training (GRPO) with the simulated policy, or with a model served elsewhere whose step batches go to an external trainer; evaluates under H0.',
+    )
+    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+    .addOption(
+      new Option('--method <name>', 'training method')
+        .choices(['grpo', 'h0-resample', 'mixture', 'harness-s'])
+        .default('harness-s'),
+    )
+    .addOption(
+      new Option('--policy <name>', 'who acts: sim trains here; another writes batches/step-N.jsonl')
+        .choices([...policyNames])
+        .default('sim'),
+    )
+    .option('--model <name>', 'model name (--policy openai)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
+    .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
+    .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
+    .option(
+      '--on-batch <command>',
+      'not --policy sim: a shell command run after each step with HARNESS_S_BATCH (the batch file), HARNESS_S_STEP and HARNESS_S_RUN; the next step waits for it (an external trainer updating the served model)',
+    )
+    .option('--steps <n>', 'training steps', integer('--steps', 1), 12)
+    .option('--k <n>', 'attempts per task under H0 (group size)', integer('--k', 1), 8)
+    .option('--batch-size <n>', 'tasks per step', integer('--batch-size', 1), 8)
+    .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
+    .option('--pool <dir>', 'the sibling harness pool (needed by harness-s and mixture)')
+    .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
+    .option('--rescue <shape>', 'rescue group shape, variants x attempts (default K x 1)')
+    .addOption(
+      new Option('--rescue-context <how>', 'train rescued attempts as rendered, or re-rendered under H0').choices([
+        'variant',
+        'h0',
+      ]),
+    )
+    .option('--eval-every <n>', 'evaluate under H0 every n steps', integer('--eval-every', 1))
+    .option('--eval-k <n>', 'attempts per test task in evaluations', integer('--eval-k', 1), 3)
+    .option(
+      '--mixture-size <n>',
+      "mixture: how many of the pool's best variants join H0 (default 3)",
+      integer('--mixture-size', 1),
+    )
+    .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
+    .addOption(simConfigOption())
+    .addOption(simLocalityOption())
+    .addOption(
+      new Option(
+        '--router <kind>',
+        'rescue routing (harness-s): adaptive re-anchors its profiles; fixed keeps its first profiles; random draws distinct variants',
+      )
+        .choices(['adaptive', 'fixed', 'random'])
+        .default('adaptive'),
+    )
+    .option('--reanchor-every <n>', 'adaptive router: re-anchor profiles every n steps', integer('--reanchor-every', 1))
+    .option(
+      '--carry-over <x>',
+      "adaptive router: share of earlier anchors' evidence a re-anchoring keeps, in [0, 1] (default 0.5)",
+      fraction('--carry-over'),
+    )
+    .option(
+      '--rescue-memory',
+      'adaptive router: when a task fails again, try first what rescued it and last what only failed it',
+    )
+    .option('--profiles <dir>', 'initial behaviour profiles (default: anchored on the initial policy)')
+    .option(
+      '--llm-ranker <model@url...>',
+      'adaptive router: LLM rankers (OpenAI-compatible) joining the vote, e.g. qwen3-8b@http://127.0.0.1:8000/v1',
+    )
+    .option('--summarizer <model@url>', "adaptive router: the model that writes the profiles' summaries")
+    .addOption(scoringOption())
+    .addOption(dbOption())
+    .addOption(sandboxOption())
+    .addOption(appworldUrlOption())
+    .addOption(unconfinedOption())
+    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+    .option('--out <dir>', 'run folder')
+    .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
+    .option('--redis <url>', 'run attempts on `harness-s worker` processes through a job queue in this Redis')
+    .option('--quiet', 'no progress output')
+    .action(async (flags, command: Command) => {
+      await runTrain(flags, givenFlags(command));
+    });
+
+  program
+    .command('export')
+    .description("Write a training run's retained attempts as JSONL batches for external trainers.")
+    .argument('<run-dir>', 'a training run folder')
+    .option('--out <file>', 'output file (default RUN_DIR/batches-<context>.jsonl)')
+    .addOption(
+      new Option('--context <how>', 'messages as rendered, or re-rendered under H0')
+        .choices(['variant', 'h0'])
+        .default('variant'),
+    )
+    .option('--all', 'also attempts that were not retained (replaced by rescue)')
+    .action(async (run: string, flags) => {
+      await runExport({ run, ...flags });
+    });
+}
