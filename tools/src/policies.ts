@@ -19,6 +19,10 @@ export interface PolicyFlags {
   baseUrl?: string;
   temperature?: number;
   maxTokens?: number;
+  /** Ask the server for the completion's token ids (vLLM's `return_token_ids`). */
+  tokenIds?: boolean;
+  /** Ask the server for the completion tokens' log-probabilities. */
+  logprobs?: boolean;
 }
 
 /** The flags that change the simulated policy's settings. */
@@ -119,6 +123,8 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
         model: flags.model,
         ...(flags.temperature === undefined ? {} : { temperature: flags.temperature }),
         ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
+        ...(flags.tokenIds ? { returnTokenIds: true } : {}),
+        ...(flags.logprobs ? { logprobs: true } : {}),
       });
     }
     default:

@@ -60,6 +60,8 @@ export function createProgram(): Command {
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (--policy openai)')
     .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
     .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
+    .option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)")
+    .option('--logprobs', "--policy openai: record the completion tokens' log-probabilities")
     .addOption(simConfigOption())
     .addOption(checkpointOption())
     .addOption(simLocalityOption())

@@ -39,6 +39,8 @@ export function addTrainingCommands(program: Command): void {
     .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
     .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
     .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
+    .option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)")
+    .option('--logprobs', "--policy openai: record the completion tokens' log-probabilities")
     .option(
       '--on-batch <command>',
       'not --policy sim: a shell command run after each step with HARNESS_S_BATCH (the batch file), HARNESS_S_STEP and HARNESS_S_RUN; the next step waits for it (an external trainer updating the served model)',

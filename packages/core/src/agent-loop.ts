@@ -96,6 +96,7 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
         latencyMs,
         ...(response.decisions?.length ? { decisions: response.decisions } : {}),
         ...(response.completionTokenIds ? { completionTokenIds: response.completionTokenIds } : {}),
+        ...(response.completionLogprobs ? { completionLogprobs: response.completionLogprobs } : {}),
         actions: [],
       };
       turns.push(turn);

@@ -36,6 +36,8 @@ export interface PolicyResponse {
   decisions?: Decision[];
   /** Token ids of the completion, when the server returns them. */
   completionTokenIds?: number[];
+  /** Per-token log-probabilities of the completion, when the server returns them. */
+  completionLogprobs?: number[];
 }
 
 /** Everything a policy may know about an episode before its first turn. */

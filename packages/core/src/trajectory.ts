@@ -41,6 +41,8 @@ export const TurnRecord = z.object({
   latencyMs: z.number(),
   decisions: z.array(DecisionRecord).optional(),
   completionTokenIds: z.array(z.number().int()).optional(),
+  /** Log-probabilities of the completion's tokens under the policy that sampled it, when the server returns them. */
+  completionLogprobs: z.array(z.number()).optional(),
   /** Set when the codec could not decode the turn. */
   formatError: z.string().optional(),
   actions: z.array(ActionRecord),

@@ -70,6 +70,8 @@ const ChatCompletionBody = z.object({
         }),
         /** vLLM's completion token ids, present when the request asked for `return_token_ids`. */
         token_ids: z.array(z.number().int().nonnegative()).nullish(),
+        /** Present when the request asked for `logprobs`: one entry per completion token. */
+        logprobs: z.object({ content: z.array(z.object({ logprob: z.number() })).nullish() }).nullish(),
       }),
     )
     .min(1, 'no choices in the response'),
@@ -82,6 +84,7 @@ export interface ParsedCompletion {
   message: AssistantMessage;
   usage: Usage;
   completionTokenIds?: number[];
+  completionLogprobs?: number[];
 }
 
 /** Why a body could not be used; the caller wraps it in an error naming the server. */
@@ -118,6 +121,7 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
     message,
     usage: readUsage(result.data.usage),
     ...(choice.token_ids ? { completionTokenIds: choice.token_ids } : {}),
+    ...(choice.logprobs?.content ? { completionLogprobs: choice.logprobs.content.map((token) => token.logprob) } : {}),
   };
 }
 

@@ -129,6 +129,7 @@ describe('createOpenAIPolicy options', () => {
       maxRetries: 0,
       extraBody: { top_k: 20 },
       returnTokenIds: false,
+      logprobs: false,
     });
     expect(JSON.stringify(made.describe())).not.toContain('sk-secret');
   });
@@ -202,6 +203,17 @@ describe('OpenAI policy replies', () => {
     expect(response.completionTokenIds).toStrictEqual([9707, 0, 2585, 646, 358, 1492, 498, 3351, 30, 151645]);
     expect(response.message).toStrictEqual({ role: 'assistant', content: 'Hello! How can I help you today?' });
     expect(response.usage).toStrictEqual({ promptTokens: 9, completionTokens: 10 });
+  });
+
+  it("reads the completion tokens' log-probabilities, one per token id, when asked for them", async () => {
+    handler = () => json(fixture('vllm-logprobs.json'));
+    const response = await ask({ returnTokenIds: true, logprobs: true });
+    expect(requests[0]?.body).toMatchObject({ return_token_ids: true, logprobs: true });
+    expect(response.completionLogprobs).toStrictEqual([-0.0132, -0.0009, -0.2514, -1.0207, -0.0003, -0.0411, 0]);
+    expect(response.completionLogprobs).toHaveLength(response.completionTokenIds?.length ?? -1);
+    // A server that sends `logprobs: null` leaves them out.
+    handler = () => json(fixture('openai-text.json'));
+    expect((await ask({ logprobs: true })).completionLogprobs).toBeUndefined();
   });
 
   it('counts zero tokens when the server omits usage', async () => {

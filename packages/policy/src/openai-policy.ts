@@ -36,6 +36,8 @@ export const OpenAIPolicyOptions = z
     extraBody: z.record(z.string(), z.unknown()).optional(),
     /** Ask vLLM for the completion's token ids (`return_token_ids: true`), e.g. for training. */
     returnTokenIds: z.boolean().default(false),
+    /** Ask for the completion tokens' log-probabilities (`logprobs: true`), e.g. for importance ratios. */
+    logprobs: z.boolean().default(false),
   })
   .strict();
 /** Options as callers write them; defaults are filled in by `createOpenAIPolicy`. */
@@ -87,6 +89,7 @@ async function respond(
   const body = {
     ...settings.extraBody,
     ...(settings.returnTokenIds ? { return_token_ids: true } : {}),
+    ...(settings.logprobs ? { logprobs: true } : {}),
     model: settings.model,
     messages: toChatMessages(request.messages),
     temperature: settings.temperature,

@@ -37,6 +37,8 @@ export interface EvalFlags extends SimulatedSettingsFlags {
   baseUrl?: string;
   temperature?: number;
   maxTokens?: number;
+  tokenIds?: boolean;
+  logprobs?: boolean;
   scoring?: string;
   /** Where dbbench episodes run, e.g. `postgres://user@host:5432/db` (default `pglite:`). */
   db?: string;

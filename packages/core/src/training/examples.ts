@@ -13,6 +13,8 @@ export interface TrainingExample {
   messages: Message[];
   /** Per assistant turn, the completion's token ids where the server returned them. */
   completionTokenIds: Array<number[] | null>;
+  /** Per assistant turn, its tokens' log-probabilities under the sampling policy, where returned. */
+  completionLogprobs: Array<number[] | null>;
   advantage: number;
   reward: number;
 }
@@ -30,6 +32,7 @@ export function trainingExample(
     context: example.context,
     messages: example.messages,
     completionTokenIds: trajectory.turns.map((turn) => turn.completionTokenIds ?? null),
+    completionLogprobs: trajectory.turns.map((turn) => turn.completionLogprobs ?? null),
     advantage: example.advantage,
     reward: trajectory.evaluation?.reward ?? 0,
   };
