@@ -11,7 +11,10 @@ export interface TrainingExample {
   /** Which rendering `messages` holds: as rendered under its harness, or re-rendered under H0. */
   context: RescueContext;
   messages: Message[];
-  /** Per assistant turn, the completion's token ids where the server returned them. */
+  /**
+   * Per assistant turn, the completion's token ids where the server returned them: the completions
+   * as sampled, under the attempt's own harness, also when `messages` are re-rendered under H0.
+   */
   completionTokenIds: Array<number[] | null>;
   /** Per assistant turn, its tokens' log-probabilities under the sampling policy, where returned. */
   completionLogprobs: Array<number[] | null>;
