@@ -6,9 +6,11 @@ const Usage = z.object({ attempts: z.number().int(), successes: z.number().int()
 export const StepMetrics = z.object({
   step: z.number().int().positive(),
   policyVersion: z.string(),
-  /** Tasks in the batch = groups retained after rescue. */
+  /** Tasks in the batch: one group each, the base group or the rescue group that replaced it. */
   groups: z.number().int(),
-  /** Retained groups with at least one success and one failure. */
+  /** Groups with a scored attempt (the others were lost to infrastructure errors); absent in older runs. */
+  retainedGroups: z.number().int().optional(),
+  /** Retained groups with at least one success and one failure (the rate is over retained groups). */
   effectiveGroups: z.number().int(),
   effectiveGroupRate: z.number(),
   /** Policy (completion) tokens in effective groups / all retained policy tokens. */

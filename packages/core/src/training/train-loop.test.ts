@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { InfrastructureError } from '../errors.js';
 import type { HarnessSpec } from '../harness-spec.js';
 import type { Policy } from '../policy.js';
 import { readTrajectories } from '../run-store.js';
@@ -187,6 +188,48 @@ describe('the training loop', () => {
     const trajectories = await readTrajectories(dir);
     expect(trajectories.some((trajectory) => trajectory.training?.role === 'rescue')).toBe(false);
     expect(new Set(trajectories.map((trajectory) => trajectory.harnessId)).size).toBeGreaterThan(2);
+  });
+
+  it('counts the effective-group rate over retained groups: a group lost to infrastructure errors is none', async () => {
+    let starts = 0;
+    // count-1: every other attempt solved (a mixed group); count-2: never; count-3: the model server is down.
+    const flaky: Policy = {
+      ...policy,
+      startEpisode(context) {
+        const target = Number(context.task.id.split('-')[1]);
+        const solves = target === 1 && starts++ % 2 === 0;
+        let turn = 0;
+        return {
+          async respond() {
+            if (target === 3)
+              throw new InfrastructureError('503 from model server', { code: 'model-server-unavailable' });
+            turn += 1;
+            const message = turn === 1 ? callTool('add', { n: solves ? target : target + 1 }) : callTool('submit');
+            return { message, usage: { promptTokens: 3, completionTokens: 7 } };
+          },
+        };
+      },
+    };
+    const { environment } = createCounterEnvironment();
+    const { tasks } = await environment.loadTasks({});
+    const trainer = { ...recordingTrainer(), policy: flaky };
+    const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
+    const summary = await train({
+      config: { method: 'grpo', steps: 2, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2, maxInfraRetries: 0 },
+      environment,
+      tasks: { train: tasks, test: tasks.slice(0, 1) },
+      h0: createPlainHarness(),
+      pool: [],
+      trainer,
+      dir,
+    });
+    const metrics = await readStepMetrics(dir);
+    expect(metrics.map((line) => [line.groups, line.retainedGroups, line.effectiveGroups])).toEqual([
+      [3, 2, 1],
+      [3, 2, 1],
+    ]);
+    expect(metrics[0]?.effectiveGroupRate).toBe(0.5);
+    expect(summary.effectiveGroupRate).toBe(0.5);
   });
 
   it('refuses a method that needs a pool without one, and a bad config with its field', async () => {

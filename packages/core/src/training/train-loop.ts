@@ -202,6 +202,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       droppedGroups: 0,
       retainedReward: 0,
       retainedAttempts: 0,
+      /** Groups left with a scored attempt: all but those lost entirely to infrastructure errors. */
+      retainedGroups: 0,
     };
     const harnessUsage: Record<string, { attempts: number; successes: number }> = {};
     const allTrajectories: Trajectory[] = [];
@@ -224,6 +226,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       const tokens = retained.reduce((sum, trajectory) => sum + completionTokens(trajectory), 0);
       metrics.retainedTokens += tokens;
       metrics.retainedAttempts += retained.length;
+      if (retained.length > 0) metrics.retainedGroups += 1;
       metrics.retainedReward += retained.reduce((sum, trajectory) => sum + trajectory.evaluation.reward, 0);
       if (hasSignal) {
         metrics.effectiveGroups += 1;
@@ -272,8 +275,9 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       step,
       policyVersion,
       groups: batch.length,
+      retainedGroups: metrics.retainedGroups,
       effectiveGroups: metrics.effectiveGroups,
-      effectiveGroupRate: metrics.effectiveGroups / batch.length,
+      effectiveGroupRate: metrics.retainedGroups ? metrics.effectiveGroups / metrics.retainedGroups : 0,
       effectiveTokens: metrics.effectiveTokens,
       retainedTokens: metrics.retainedTokens,
       effectiveTokenShare: metrics.retainedTokens ? metrics.effectiveTokens / metrics.retainedTokens : 0,
@@ -298,6 +302,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     }
 
     totals.groups += batch.length;
+    // A checkpoint from before retained groups were counted had every group retained.
+    totals.retainedGroups = (totals.retainedGroups ?? totals.groups - batch.length) + metrics.retainedGroups;
     totals.effectiveGroups += metrics.effectiveGroups;
     totals.effectiveTokens += metrics.effectiveTokens;
     totals.retainedTokens += metrics.retainedTokens;

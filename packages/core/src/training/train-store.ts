@@ -22,6 +22,8 @@ export const policySnapshotFile = (step: number): string => join('checkpoints', 
 /** Running totals over the whole run, carried in checkpoints. */
 export const TrainTotals = z.object({
   groups: z.number().int(),
+  /** Groups with a scored attempt; absent in checkpoints written before it was counted (then: groups). */
+  retainedGroups: z.number().int().optional(),
   effectiveGroups: z.number().int(),
   effectiveTokens: z.number().int(),
   retainedTokens: z.number().int(),
@@ -38,6 +40,7 @@ export type TrainTotals = z.infer<typeof TrainTotals>;
 
 export const emptyTotals = (): TrainTotals => ({
   groups: 0,
+  retainedGroups: 0,
   effectiveGroups: 0,
   effectiveTokens: 0,
   retainedTokens: 0,

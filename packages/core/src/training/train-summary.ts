@@ -34,7 +34,8 @@ const ratio = (numerator: number, denominator: number): number => (denominator >
 /** The run-wide rates from the running totals. */
 export function totalsRates(totals: TrainTotals) {
   return {
-    effectiveGroupRate: ratio(totals.effectiveGroups, totals.groups),
+    // Over retained groups, as in DESIGN: a group lost entirely to infrastructure errors is no group.
+    effectiveGroupRate: ratio(totals.effectiveGroups, totals.retainedGroups ?? totals.groups),
     effectiveTokenShare: ratio(totals.effectiveTokens, totals.retainedTokens),
     rescueTriggerRate: ratio(totals.rescueTriggered, totals.groups),
     rescueSuccessRate: ratio(totals.rescueSucceeded, totals.rescued),
