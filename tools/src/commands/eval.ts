@@ -16,6 +16,7 @@ import { duration, percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress } from '../progress.js';
+import { reportLine } from '../report/index.js';
 import { flagsForResume, flagsToRecord } from '../resume.js';
 import { rank1Routing } from '../routing.js';
 import { loadSplitTasks } from '../task-splits.js';
@@ -167,7 +168,7 @@ export async function runEval(
       progress?.stop();
       await store.close();
     }
-    process.stdout.write(`${formatSummary(summary, environment)}\nRun folder: ${dir}\n`);
+    process.stdout.write(`${formatSummary(summary, environment)}\nRun folder: ${dir}\n${await reportLine(dir)}`);
     return summary;
   } finally {
     await interrupts.releaseAfter(() => environment.close());

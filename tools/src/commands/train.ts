@@ -26,6 +26,7 @@ import {
   simulatedSettingsText,
 } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
+import { reportLine } from '../report/index.js';
 import { flagsForResume, flagsToRecord } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
@@ -292,7 +293,7 @@ export async function runTrain(
             percent(summary.rescueSuccessRate),
           ],
         ],
-      )}\nRun folder: ${dir}\n`,
+      )}\nRun folder: ${dir}\n${await reportLine(dir)}`,
     );
     return summary;
   } finally {

@@ -1,5 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { EvalSummary, InputError, parseWith, readTrajectories } from '@harness-s/core';
+import { renderEvalPage } from './eval-page.js';
 import { type PageOptions, renderPage } from './page.js';
 import { readRunFolder } from './run-folder.js';
 import { pickGroups } from './trajectory-picker.js';
@@ -16,17 +19,47 @@ export interface ReportOptions extends PageOptions {
 
 /** The report of a run folder as one self-contained HTML document. */
 export async function renderReport(runDir: string, options: ReportOptions = {}): Promise<string> {
-  const folder = await readRunFolder(resolve(runDir));
+  const dir = resolve(runDir);
+  const configPath = join(dir, 'config.json');
+  const command = existsSync(configPath)
+    ? (JSON.parse(await readFile(configPath, 'utf8')) as { command?: unknown }).command
+    : undefined;
+  if (command === 'eval') {
+    const summaryPath = join(dir, 'summary.json');
+    if (!existsSync(summaryPath))
+      throw new InputError(
+        `report: ${dir} is an evaluation that did not finish (no summary.json); finish it with eval --resume ${dir}`,
+        {
+          code: 'no-results',
+        },
+      );
+    const summary = parseWith(EvalSummary, JSON.parse(await readFile(summaryPath, 'utf8')), summaryPath);
+    return renderEvalPage(dir, summary, await readTrajectories(dir), options);
+  }
+  const folder = await readRunFolder(dir);
   const groups = await pickGroups(folder.runs, options.groupsPerEnvironment ?? 3);
   return renderPage(folder, groups, options);
 }
 
 /**
- * Writes the HTML report of a reproduction (or of a single training run) and returns its path:
- * tables, training curves, router and variant charts, and rescued groups side by side.
+ * Writes the HTML report of a reproduction, a training run or an evaluation run and returns its
+ * path: tables, training curves, router and variant charts and rescued groups side by side; for an
+ * evaluation, its rates and each task's attempts side by side.
  */
 export async function writeReport(runDir: string, options: ReportOptions = {}): Promise<string> {
   const path = resolve(options.out ?? join(runDir, 'report.html'));
   await writeFile(path, await renderReport(runDir, options));
   return path;
+}
+
+/**
+ * Writes a finished run's report beside it and says where (`Report: PATH`); a report that cannot
+ * be made is said, not thrown: the run itself is done and recorded.
+ */
+export async function reportLine(runDir: string): Promise<string> {
+  try {
+    return `Report: ${await writeReport(runDir)}\n`;
+  } catch (error) {
+    return `No report (${(error as Error).message}); harness-s report ${runDir} tries again\n`;
+  }
 }

@@ -71,7 +71,7 @@ function outcomeBadge(trajectory: Trajectory): string {
     : '<span class="badge fail">✗ failed</span>';
 }
 
-function attemptHtml(trajectory: Trajectory, open: boolean, h0System: string | undefined): string {
+export function attemptHtml(trajectory: Trajectory, open: boolean, h0System: string | undefined): string {
   const turns = trajectory.turns.filter((turn) => turn.origin !== 'harness').length;
   const advantage = trajectory.training?.advantage;
   const meta = [

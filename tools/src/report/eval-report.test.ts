@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { runEval } from '../commands/eval.js';
+import { renderReport } from './index.js';
+
+describe('the report of an evaluation run', () => {
+  it('is written when the evaluation ends: its rates, categories and every task with its attempts', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'eval-report-')), 'run');
+    const written = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    let summary: Awaited<ReturnType<typeof runEval>>;
+    try {
+      summary = await runEval({
+        env: 'dbbench',
+        policy: 'sim',
+        harness: 'h0',
+        k: 2,
+        seed: 3,
+        concurrency: 2,
+        quiet: true,
+        limit: 4,
+        out,
+      });
+      expect(written.mock.calls.map(([text]) => String(text)).join('')).toContain(
+        `Report: ${join(out, 'report.html')}`,
+      );
+    } finally {
+      written.mockRestore();
+    }
+    const html = await readFile(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('<h1>Harness-S evaluation report</h1>');
+    expect(html).toContain(`${(summary.passAtK * 100).toFixed(1)}%`);
+    expect(html).toContain(`${summary.solved} / ${summary.tasks}`);
+    for (const task of summary.perTask) {
+      expect(html).toContain(`data-group="${task.id}"`);
+      expect(html).toContain(`${task.successes}/${task.attempts} solved`);
+    }
+    // Nothing outside the page: no script, style or image from anywhere else.
+    expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/);
+  });
+
+  it('says how to finish an evaluation that did not end, instead of a report of part of it', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'eval-report-')), 'run');
+    await runEval({
+      env: 'dbbench',
+      policy: 'sim',
+      harness: 'h0',
+      k: 1,
+      seed: 0,
+      concurrency: 2,
+      quiet: true,
+      limit: 1,
+      out,
+    });
+    await rm(join(out, 'summary.json'));
+    expect(existsSync(join(out, 'config.json'))).toBe(true);
+    await expect(renderReport(out)).rejects.toThrow(
+      /did not finish \(no summary\.json\); finish it with eval --resume/,
+    );
+  });
+});
