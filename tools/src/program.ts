@@ -45,7 +45,11 @@ export function createProgram(): Command {
     )
     .option('--data <file>', 'a task file to use instead of a shipped split')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
-    .option('--harness <name|file>', 'a built-in harness (h0, h0-text, minimal, codeact) or a harness spec .json', 'h0')
+    .option(
+      '--harness <name|file>',
+      'a built-in harness (h0; dbbench/swegym h0-text, appworld h0-tools; other families: dbbench minimal and codeact, appworld minimal, swegym codeact) or a harness spec .json',
+      'h0',
+    )
     .option('--k <n>', 'the k of Pass@k and Avg@k, and attempts per task', integer('--k', 1), 3)
     .option(
       '--attempts <n>',

@@ -1,7 +1,9 @@
 import { ConfigError, type Harness, type HarnessSpec, readJson } from '@harness-s/core';
 import { appworldH0 } from './appworld.js';
 import { dbbenchH0 } from './dbbench.js';
+import { appworldMinimal } from './families/appworld.js';
 import { dbbenchCodeAct, dbbenchMinimal } from './families/dbbench.js';
+import { swegymCodeAct } from './families/swegym.js';
 import { createHarness } from './harness.js';
 import { swegymH0 } from './swe.js';
 
@@ -16,10 +18,12 @@ const builtIns: Record<string, Record<string, () => HarnessSpec>> = {
   swegym: {
     h0: () => swegymH0('tool-calls'),
     'h0-text': () => swegymH0('swe-text'),
+    codeact: swegymCodeAct,
   },
   appworld: {
     h0: () => appworldH0('code-block'),
     'h0-tools': () => appworldH0('tool-calls'),
+    minimal: appworldMinimal,
   },
 };
 
