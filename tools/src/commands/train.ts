@@ -119,6 +119,16 @@ function batchHook(command: string, dir: string, log: (line: string) => void) {
     });
 }
 
+/** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
+function variantsLine(summary: TrainSummary): string {
+  const variants = Object.entries(summary.harnessUsage ?? {})
+    .filter(([id]) => !id.startsWith('h0'))
+    .sort(([a, x], [b, y]) => y.attempts - x.attempts || a.localeCompare(b));
+  if (variants.length === 0) return '';
+  const shown = variants.slice(0, 6).map(([id, usage]) => `${id} ${usage.successes}/${usage.attempts}`);
+  return `variants used (solved/attempts): ${shown.join(', ')}${variants.length > 6 ? `, and ${variants.length - 6} more` : ''}\n`;
+}
+
 /** `8x1` -> 8 variants x 1 attempt. */
 function parseShape(text: string): { variants: number; attemptsPerVariant: number } {
   const match = /^(\d+)x(\d+)$/.exec(text);
@@ -293,7 +303,7 @@ export async function runTrain(
             percent(summary.rescueSuccessRate),
           ],
         ],
-      )}\nRun folder: ${dir}\n${await reportLine(dir)}`,
+      )}\n${variantsLine(summary)}Run folder: ${dir}\n${await reportLine(dir)}`,
     );
     return summary;
   } finally {

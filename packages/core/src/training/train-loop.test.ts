@@ -119,6 +119,10 @@ describe('the training loop', () => {
     const metrics = await readStepMetrics(dir);
     expect(metrics.map((line) => line.step)).toEqual([1, 2]);
     expect(metrics[0]?.harnessUsage['bad-b']).toEqual({ attempts: 2, successes: 0 });
+    // The whole run's usage per harness: both steps.
+    expect(summary.harnessUsage?.['bad-b']).toEqual({ attempts: 4, successes: 0 });
+    expect(summary.harnessUsage?.['good-a']).toEqual({ attempts: 4, successes: 4 });
+    expect(summary.harnessUsage?.['plain']).toEqual({ attempts: 2 * 3 * 2, successes: 2 * 2 });
     expect(metrics[1]?.eval).toBeDefined();
   });
 

@@ -13,8 +13,15 @@ import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
 import { requirePool, TrainConfig, type TrainConfigInput } from './train-config.js';
-import { type Checkpoint, type EvalPoint, emptyTotals, TrainStore, type TrainTotals } from './train-store.js';
-import { type TrainSummary, totalsRates } from './train-summary.js';
+import {
+  type Checkpoint,
+  type EvalPoint,
+  emptyTotals,
+  readStepMetrics,
+  TrainStore,
+  type TrainTotals,
+} from './train-store.js';
+import { sumHarnessUsage, type TrainSummary, totalsRates } from './train-summary.js';
 import type { ScoredGroup, Trainer } from './trainer.js';
 
 /** Progress of a training run. */
@@ -343,6 +350,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     initialEvalUnderH0: initial ? { passAtK: initial.passAtK, avgAtK: initial.avgAtK, k: initial.k } : null,
     evals,
     ...rates,
+    // From every step's line (a resumed run's log holds each step once).
+    harnessUsage: sumHarnessUsage(await readStepMetrics(options.dir)),
     infraErrors: totals.infraErrors,
     trainTasks: options.tasks.train.length,
     testTasks: options.tasks.test.length,

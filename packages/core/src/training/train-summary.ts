@@ -22,12 +22,28 @@ export const TrainSummary = z.object({
   /** Rescue groups with a success / rescue groups (0 when no rescue ran). */
   rescueSuccessRate: z.number().min(0).max(1),
   meanReward: z.number().min(0).max(1),
+  /** Attempts and successes per harness id over the whole run, base and rescue attempts (absent in older runs). */
+  harnessUsage: z.record(z.string(), z.object({ attempts: z.number().int(), successes: z.number().int() })).optional(),
   infraErrors: z.number().int(),
   trainTasks: z.number().int(),
   testTasks: z.number().int(),
   durationMs: z.number(),
 });
 export type TrainSummary = z.infer<typeof TrainSummary>;
+
+/** Per-harness attempts and successes summed over steps. */
+export function sumHarnessUsage(
+  steps: ReadonlyArray<{ harnessUsage: Readonly<Record<string, { attempts: number; successes: number }>> }>,
+): Record<string, { attempts: number; successes: number }> {
+  const usage: Record<string, { attempts: number; successes: number }> = {};
+  for (const step of steps) {
+    for (const [harnessId, { attempts, successes }] of Object.entries(step.harnessUsage)) {
+      const sum = usage[harnessId] ?? { attempts: 0, successes: 0 };
+      usage[harnessId] = { attempts: sum.attempts + attempts, successes: sum.successes + successes };
+    }
+  }
+  return usage;
+}
 
 const ratio = (numerator: number, denominator: number): number => (denominator > 0 ? numerator / denominator : 0);
 
