@@ -5,7 +5,7 @@ import { percentText } from './stats.js';
 
 const percent = (fraction: number) => `${percentText(fraction)}%`;
 
-import { reportCss, reportScript } from './style.js';
+import { documentHtml } from './shell.js';
 import { attemptHtml } from './viewer.js';
 
 /** Tasks the trajectory section shows at most; the telling ones first. */
@@ -93,17 +93,9 @@ export function renderEvalPage(
   const unloadable = summary.unloadable.length
     ? `<details class="warnings"><summary>${summary.unloadable.length} task${summary.unloadable.length === 1 ? '' : 's'} could not be loaded</summary><pre>${escapeHtml(summary.unloadable.map((task) => `${task.id}: ${task.reason}`).join('\n'))}</pre></details>`
     : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(`${title}: ${basename(dir)}`)}</title>
-<style>${reportCss}</style>
-</head>
-<body>
-<header class="top"><div class="wrap">
+  return documentHtml(
+    `${title}: ${basename(dir)}`,
+    `<header class="top"><div class="wrap">
 <h1>${escapeHtml(title)}</h1>
 <p class="subtitle">${escapeHtml(basename(dir))} · ${summary.tasks} tasks · ${trajectories.length} attempts</p>
 <ul class="chips">${chips.map(([label, value]) => `<li><b>${escapeHtml(label)}</b>${escapeHtml(value)}</li>`).join('')}</ul>
@@ -125,9 +117,6 @@ ${table(
 ${unloadable}</section>
 <section id="trajectories"><h2>Trajectories</h2>${telling(summary, trajectories)}</section>
 <footer>Generated ${escapeHtml(options.generatedAt ?? new Date().toISOString())} by <code>harness-s report</code> from <code>${escapeHtml(basename(dir))}</code>.</footer>
-</main>
-<script>${reportScript}</script>
-</body>
-</html>
-`;
+</main>`,
+  );
 }

@@ -3,8 +3,8 @@ import { chartsSection } from './charts.js';
 import { escapeHtml } from './html.js';
 import { sortMethods } from './palette.js';
 import type { RunFolder } from './run-folder.js';
+import { documentHtml } from './shell.js';
 import { mean, unique } from './stats.js';
-import { reportCss, reportScript } from './style.js';
 import { tablesSection } from './tables.js';
 import type { PickedGroup } from './trajectory-picker.js';
 import { viewerSection } from './viewer.js';
@@ -92,17 +92,9 @@ export function renderPage(folder: RunFolder, groups: readonly PickedGroup[], op
   const warnings = folder.warnings.length
     ? `<details class="warnings"><summary>${folder.warnings.length} part${folder.warnings.length > 1 ? 's' : ''} of the folder could not be read</summary><pre>${escapeHtml(folder.warnings.join('\n'))}</pre></details>`
     : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(`${title}: ${basename(folder.dir)}`)}</title>
-<style>${reportCss}</style>
-</head>
-<body>
-<header class="top"><div class="wrap">
+  return documentHtml(
+    `${title}: ${basename(folder.dir)}`,
+    `<header class="top"><div class="wrap">
 <h1>${escapeHtml(title)}</h1>
 <p class="subtitle">${escapeHtml(basename(folder.dir))}${escapeHtml(created)} · ${folder.runs.length} training run${folder.runs.length === 1 ? '' : 's'} · every evaluation under the base harness H0</p>
 ${settingsChips(folder)}
@@ -114,9 +106,6 @@ ${headlines(folder)}
 <section id="curves"><h2>Training curves</h2><p class="section-note">Shaded bands are ± one standard deviation over seeds; hover a point for its value.</p>${chartsSection(folder)}</section>
 <section id="trajectories"><h2>Trajectories: rescue side by side</h2>${viewerSection(groups)}</section>
 <footer>Generated ${escapeHtml(options.generatedAt ?? new Date().toISOString())} by <code>harness-s report</code> from <code>${escapeHtml(basename(folder.dir))}</code>.${warnings}</footer>
-</main>
-<script>${reportScript}</script>
-</body>
-</html>
-`;
+</main>`,
+  );
 }
