@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { runEval } from './commands/eval.js';
 import { runTrain } from './commands/train.js';
 import { createProgram } from './program.js';
+import { flagsForResume, flagsToRecord } from './resume.js';
 
 /** Runs the command line in process, its output swallowed. */
 async function cli(args: string[]): Promise<void> {
@@ -109,5 +110,23 @@ describe('--resume keeps the settings the run was started with', () => {
         new Set(['resume', 'method']),
       ),
     ).rejects.toThrow(/--method "harness-s" \(the run has "grpo"\)/);
+  });
+
+  it('records paths absolute, so a run continues from another folder, and compares given paths the same way', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'resume-paths-'));
+    const recorded = flagsToRecord({ data: 'tasks.jsonl', k: 2, out: 'runs/x', quiet: true, model: undefined });
+    expect(recorded).toEqual({ data: join(process.cwd(), 'tasks.jsonl'), k: 2 });
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ flags: recorded }));
+    const given = { data: './tasks.jsonl', k: 2, concurrency: 8, resume: dir };
+    await expect(
+      flagsForResume(dir, given, new Set(['data', 'concurrency', 'resume']), ['concurrency']),
+    ).resolves.toEqual({
+      ...recorded,
+      concurrency: 8,
+      resume: dir,
+    });
+    await expect(flagsForResume(dir, { data: 'other.jsonl', resume: dir }, new Set(['data']), [])).rejects.toThrow(
+      /--data ".*other\.jsonl" \(the run has ".*tasks\.jsonl"\)/,
+    );
   });
 });

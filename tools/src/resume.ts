@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '@harness-s/core';
 import type { Command } from 'commander';
 
 /** Flags that name where a run goes or how it reports, never recorded as the run's settings. */
 const placeFlags = ['resume', 'out', 'quiet'];
+/** Flags that name files or folders: recorded as absolute paths, so a run continues from anywhere. */
+const pathFlags = ['data', 'checkpoint', 'pool', 'profiles', 'simConfig'];
 
 /** The flags given on the command line or by environment variable, not left at their defaults. */
 export function givenFlags(command: Command): Set<string> {
@@ -21,9 +23,14 @@ export function givenFlags(command: Command): Set<string> {
 /** What a run records of the flags it was started with (`flags` in its config.json). */
 export function flagsToRecord(flags: object): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(flags).filter(([key, value]) => !placeFlags.includes(key) && value !== undefined),
+    Object.entries(flags)
+      .filter(([key, value]) => !placeFlags.includes(key) && value !== undefined)
+      .map(([key, value]) => [key, pathFlags.includes(key) && typeof value === 'string' ? resolve(value) : value]),
   );
 }
+
+const asRecorded = (key: string, value: unknown) =>
+  pathFlags.includes(key) && typeof value === 'string' ? resolve(value) : value;
 
 const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 
@@ -51,7 +58,7 @@ export async function flagsForResume<T extends object>(
       !placeFlags.includes(key) &&
       !changeable.includes(key) &&
       values[key] !== undefined &&
-      !isDeepStrictEqual(values[key], recorded[key]),
+      !isDeepStrictEqual(asRecorded(key, values[key]), recorded[key]),
   );
   if (conflicts.length > 0) {
     const described = conflicts.map(
