@@ -1,3 +1,5 @@
+import { formatPercent } from '@harness-s/core';
+
 /** A plain text table with aligned columns, for terminals and logs. */
 export function renderTable(
   headers: readonly string[],
@@ -18,7 +20,7 @@ export function renderTable(
   return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export const percent = (fraction: number): string => `${(fraction * 100).toFixed(2)}%`;
+export const percent = (fraction: number): string => formatPercent(fraction);
 
 export const duration = (milliseconds: number): string =>
   milliseconds < 1000 ? `${Math.round(milliseconds)} ms` : `${(milliseconds / 1000).toFixed(1)} s`;

@@ -51,3 +51,6 @@ export function meanAvgAtK(outcomes: readonly TaskOutcome[]): number {
   if (scored.length === 0) return 0;
   return scored.reduce((sum, outcome) => sum + outcome.successes / outcome.attempts, 0) / scored.length;
 }
+
+/** A fraction as a percentage for people, e.g. `0.4567` -> `45.67%` (`digits` after the point). */
+export const formatPercent = (fraction: number, digits = 2): string => `${(fraction * 100).toFixed(digits)}%`;

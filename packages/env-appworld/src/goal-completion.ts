@@ -1,4 +1,4 @@
-import { isScored, type Trajectory } from '@harness-s/core';
+import { formatPercent, isScored, type Trajectory } from '@harness-s/core';
 import type { AppWorldTask } from './tasks/types.js';
 
 /**
@@ -49,15 +49,15 @@ export function goalCompletion(trajectories: readonly Trajectory[], tasks: reado
   };
 }
 
-const percent = (rate: number): string => `${(rate * 100).toFixed(2)}%`;
-
 /** What `harness-s eval` prints of `summary.appworld` (see `Environment.summaryLines`). */
 export function goalCompletionLines(summary: Readonly<Record<string, unknown>>): string[] {
   const metrics = summary['appworld'] as Partial<GoalCompletion> | undefined;
   if (typeof metrics?.tgc !== 'number' || typeof metrics.sgc !== 'number') return [];
   const runs = metrics.runs ?? 0;
   return [
-    `AppWorld TGC ${percent(metrics.tgc)} | SGC ${percent(metrics.sgc)} (mean over ${runs} attempt run${runs === 1 ? '' : 's'}` +
-      (typeof metrics.sgcAnyAttempt === 'number' ? `; SGC with any attempt ${percent(metrics.sgcAnyAttempt)})` : ')'),
+    `AppWorld TGC ${formatPercent(metrics.tgc)} | SGC ${formatPercent(metrics.sgc)} (mean over ${runs} attempt run${runs === 1 ? '' : 's'}` +
+      (typeof metrics.sgcAnyAttempt === 'number'
+        ? `; SGC with any attempt ${formatPercent(metrics.sgcAnyAttempt)})`
+        : ')'),
   ];
 }

@@ -1,4 +1,4 @@
-import { describeError, mapConcurrent } from '@harness-s/core';
+import { describeError, formatPercent, mapConcurrent } from '@harness-s/core';
 import type { ChatFunction } from './chat.js';
 import type { HarnessProfile, ProfileSet } from './profiles.js';
 
@@ -15,7 +15,7 @@ export interface SummaryWriterOptions {
   onInvalid?: (harnessId: string, reason: string, reply: string) => void;
 }
 
-const percent = (rate: number) => `${(rate * 100).toFixed(0)}%`;
+const percent = (rate: number) => formatPercent(rate, 0);
 
 /** What the model is shown of one profile: its change to H0 and its paired results by feature. */
 export function summaryPrompt(profile: HarnessProfile, profiles: ProfileSet): string {
