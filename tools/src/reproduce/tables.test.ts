@@ -177,3 +177,21 @@ describe('the rescue study table', () => {
     expect(formatReproduceTables([record(1)])).not.toContain('Rescue study');
   });
 });
+
+describe('the table of other harness families', () => {
+  it("marks a family an environment does not have '-', not 0", () => {
+    const text = formatReproduceTables([
+      record(1, { families: { minimal: rates(0.5, 0.4), codeact: rates(1, 1) } }),
+      record(1, { env: 'appworld', families: { minimal: rates(0.25, 0.2) } }),
+    ]);
+    const section = text.slice(text.indexOf('Other harness families'));
+    const cells = (env: string) =>
+      section
+        .split('\n')
+        .find((line) => line.startsWith(env))
+        ?.split(/\s{2,}/)
+        .map((cell) => cell.trim());
+    expect(cells('dbbench')).toEqual(['dbbench', 'harness-s', '50.00 ± 0.00', '100.00 ± 0.00']);
+    expect(cells('appworld')).toEqual(['appworld', 'harness-s', '25.00 ± 0.00', '-']);
+  });
+});

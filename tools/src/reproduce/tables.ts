@@ -140,7 +140,10 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
               [
                 env,
                 method,
-                ...families.map((family) => meanSpread(runs.map((run) => run.families?.[family]?.passAtK ?? 0))),
+                // A family the environment does not have is no 0: '-'.
+                ...families.map((family) =>
+                  meanSpread(runs.flatMap((run) => (run.families?.[family] ? [run.families[family].passAtK] : []))),
+                ),
               ],
             ];
           }),
