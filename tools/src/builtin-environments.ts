@@ -19,7 +19,7 @@ const dbbench: EnvironmentEntry = {
   async cleanup(flags) {
     if (!flags.db) {
       throw new ConfigError('cleanup --env dbbench needs --db URL (postgres://... or mysql://...)', {
-        code: 'bad-flag',
+        code: 'missing-cleanup-flag',
       });
     }
     const report = await cleanupDbbench(flags.db);

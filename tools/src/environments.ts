@@ -55,7 +55,11 @@ export interface EnvironmentEntry {
   name: string;
   /** Opens the environment with the command's options (refusing the ones it cannot honour). */
   create(options: EnvironmentOptions): Environment;
-  /** `harness-s cleanup --env NAME`: removes what killed runs left behind, and says what, a line each. */
+  /**
+   * `harness-s cleanup --env NAME`: removes what killed runs left behind, and says what, a line each.
+   * A cleanup that needs a flag not given throws a ConfigError with code `missing-cleanup-flag`, which
+   * `cleanup` without `--env` reports as skipped.
+   */
   cleanup?(flags: CleanupFlags): Promise<string[]>;
   /** Said when a second Ctrl-C exits before closing: how to remove what may be left behind. */
   leftovers?: string;

@@ -112,20 +112,20 @@ function packageEntry(directory: string): string | undefined {
 export function pluginUrl(specifier: string, from = process.cwd()): string {
   if (specifier.startsWith('file:')) return specifier;
   if (specifier.startsWith('.') || isAbsolute(specifier)) return pathToFileURL(resolve(from, specifier)).href;
-  const require = createRequire(join(from, 'package.json'));
-  try {
-    return pathToFileURL(require.resolve(specifier)).href;
-  } catch {
-    // ESM-only packages export no `require` entry; find the package and read its exports.
-    const root = specifier.split('/').length === (specifier.startsWith('@') ? 2 : 1);
-    for (let directory = from; root; directory = dirname(directory)) {
-      const candidate = join(directory, 'node_modules', specifier);
-      const entry = existsSync(join(candidate, 'package.json')) ? packageEntry(candidate) : undefined;
-      if (entry) return pathToFileURL(entry).href;
-      if (dirname(directory) === directory) break;
-    }
+  // A package root: its ESM entry first (what an import reaches), found up the folders from `from`.
+  const root = specifier.split('/').length === (specifier.startsWith('@') ? 2 : 1);
+  for (let directory = from; root; directory = dirname(directory)) {
+    const candidate = join(directory, 'node_modules', specifier);
+    const entry = existsSync(join(candidate, 'package.json')) ? packageEntry(candidate) : undefined;
+    if (entry) return pathToFileURL(entry).href;
+    if (dirname(directory) === directory) break;
   }
-  return specifier;
+  // A subpath, or a package only `require` resolves from there.
+  try {
+    return pathToFileURL(createRequire(join(from, 'package.json')).resolve(specifier)).href;
+  } catch {
+    return specifier;
+  }
 }
 
 /**

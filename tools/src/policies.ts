@@ -1,6 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, type Policy, parseWith, readJson, readTrainConfig, trainFiles } from '@harness-s/core';
+import {
+  ConfigError,
+  type Policy,
+  parseWith,
+  policySnapshotFile,
+  readJson,
+  readTrainConfig,
+  trainFiles,
+} from '@harness-s/core';
 import {
   createEmptyPolicy,
   createOpenAIPolicy,
@@ -79,18 +87,24 @@ export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;
  */
 export async function policyFromFlags(flags: PolicyFlags & SimulatedSettingsFlags): Promise<Policy> {
   if (flags.checkpoint !== undefined) {
-    if (flags.policy !== 'sim')
-      throw new ConfigError(`--checkpoint holds a trained simulated policy; --policy is '${flags.policy}'`, {
-        code: 'bad-flag',
-      });
-    if (flags.sim || flags.simConfig !== undefined || flags.simLocality !== undefined)
-      throw new ConfigError("--checkpoint holds the policy's settings; leave out --sim-config and --sim-locality", {
-        code: 'bad-flag',
-      });
+    checkCheckpointFlags(flags);
     return trainedPolicy(flags.checkpoint);
   }
   const sim = flags.sim ?? (await simulatedSettings(flags));
   return createPolicy({ ...flags, ...(sim ? { sim } : {}) });
+}
+
+/** Refuses flags that `--checkpoint` cannot go with: another policy, or settings the checkpoint holds. */
+export function checkCheckpointFlags(flags: Pick<PolicyFlags, 'policy'> & SimulatedSettingsFlags): void {
+  if (flags.checkpoint === undefined) return;
+  if (flags.policy !== 'sim')
+    throw new ConfigError(`--checkpoint holds a trained simulated policy; --policy is '${flags.policy}'`, {
+      code: 'bad-flag',
+    });
+  if (flags.sim || flags.simConfig !== undefined || flags.simLocality !== undefined)
+    throw new ConfigError("--checkpoint holds the policy's settings; leave out --sim-config and --sim-locality", {
+      code: 'bad-flag',
+    });
 }
 
 /** Creates the policy named by `--policy`. */
@@ -165,31 +179,57 @@ export function policyFromDescription(description: Record<string, unknown>): Pol
 
 const SavedTrainer = z.object({ step: z.number().int().nonnegative(), trainer: z.unknown() });
 
+/** A `--checkpoint` as read: the snapshot file, its run folder, and the split the run cut its tasks from. */
+export interface CheckpointSource {
+  /** The file the policy comes from: a run folder's latest step's snapshot, or the file given. */
+  file: string;
+  runDir: string;
+  /** The single split the run cut into train/validation/test, when it cut one. */
+  cutFrom?: string;
+}
+
+/**
+ * Finds what `--checkpoint PATH` names: a run folder (the snapshot of its last checkpoint's step,
+ * so a later resume reads the same policy even if the run trains on) or one of its files. Refuses
+ * a folder that is no training run, or a run of another trainer, naming what it found.
+ */
+export async function checkpointSource(path: string): Promise<CheckpointSource> {
+  const target = resolve(path);
+  if (!existsSync(target)) throw new ConfigError(`--checkpoint ${path}: no such file or folder`, { code: 'bad-flag' });
+  const folder = statSync(target).isDirectory();
+  const runDir = folder ? target : resolve(target, '..', '..');
+  let cutFrom: string | undefined;
+  if (existsSync(join(runDir, trainFiles.config))) {
+    const config = (await readTrainConfig(runDir)) as { trainer?: unknown; splits?: unknown };
+    if (config.trainer !== 'sim-grpo')
+      throw new ConfigError(
+        `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here`,
+        { code: 'bad-flag' },
+      );
+    cutFrom = typeof config.splits === 'string' ? /^(\S+) cut /.exec(config.splits)?.[1] : undefined;
+  } else if (folder) {
+    throw new ConfigError(`--checkpoint ${path}: no training run here (no ${trainFiles.config})`, { code: 'bad-flag' });
+  }
+  let file = target;
+  if (folder) {
+    const latest = join(target, trainFiles.checkpoint);
+    if (!existsSync(latest))
+      throw new ConfigError(`--checkpoint ${path}: the run has no checkpoint yet (${trainFiles.checkpoint})`, {
+        code: 'bad-flag',
+      });
+    const snapshot = join(target, policySnapshotFile(parseWith(SavedTrainer, await readJson(latest), latest).step));
+    file = existsSync(snapshot) ? snapshot : latest;
+  }
+  return { file, runDir, ...(cutFrom ? { cutFrom } : {}) };
+}
+
 /**
  * The simulated policy a training run left: `path` is a run folder (the policy of its last
  * checkpoint) or one of its files `checkpoints/policy-step-N.json` / `checkpoints/latest.json`.
  * Refuses a folder that is no training run, or a run of another trainer, naming what it found.
  */
 export async function trainedPolicy(path: string): Promise<SimulatedPolicy> {
-  const target = resolve(path);
-  if (!existsSync(target)) throw new ConfigError(`--checkpoint ${path}: no such file or folder`, { code: 'bad-flag' });
-  const folder = statSync(target).isDirectory();
-  const runDir = folder ? target : resolve(target, '..', '..');
-  if (existsSync(join(runDir, trainFiles.config))) {
-    const config = (await readTrainConfig(runDir)) as { trainer?: unknown };
-    if (config.trainer !== 'sim-grpo')
-      throw new ConfigError(
-        `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here`,
-        { code: 'bad-flag' },
-      );
-  } else if (folder) {
-    throw new ConfigError(`--checkpoint ${path}: no training run here (no ${trainFiles.config})`, { code: 'bad-flag' });
-  }
-  const file = folder ? join(target, trainFiles.checkpoint) : target;
-  if (!existsSync(file))
-    throw new ConfigError(`--checkpoint ${path}: the run has no checkpoint yet (${trainFiles.checkpoint})`, {
-      code: 'bad-flag',
-    });
+  const { file } = await checkpointSource(path);
   const saved = parseWith(SavedTrainer, await readJson(file), file);
   const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
   trainer.restore(saved.trainer);

@@ -90,6 +90,12 @@ describe('--resume keeps the settings the run was started with', () => {
     await cli(['train', '--resume', out, '--steps', '2', '--quiet']);
     const metrics = await lines(join(out, 'metrics.jsonl'));
     expect(metrics.map((line) => JSON.parse(line).step)).toEqual([1, 2]);
+    // The extension lasts: a later bare --resume finds a finished 2-step run, not a 1-step one.
+    await cli(['train', '--resume', out, '--quiet']);
+    expect(JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')).steps).toBe(2);
+    await expect(cli(['train', '--resume', out, '--steps', '1'])).rejects.toThrow(
+      /--steps 1: the run in .* has trained 2 steps already/,
+    );
     // Two tasks of AppWorld per step, two attempts each: nothing of DBBench's defaults (8 x 8).
     const trajectories = (await lines(join(out, 'trajectories.jsonl'))).map((line) => JSON.parse(line));
     expect(trajectories.filter((trajectory) => trajectory.training).length).toBe(8);
@@ -128,5 +134,34 @@ describe('--resume keeps the settings the run was started with', () => {
     await expect(flagsForResume(dir, { data: 'other.jsonl', resume: dir }, new Set(['data']), [])).rejects.toThrow(
       /--data ".*other\.jsonl" \(the run has ".*tasks\.jsonl"\)/,
     );
+  });
+
+  it('keeps no password: a URL recorded without it must be given again, and a spec file is recorded by its path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'resume-secret-'));
+    const recorded = flagsToRecord({
+      db: 'postgres://me:secret@db.example:5432/runs',
+      harness: 'specs/mine.json',
+      k: 1,
+    });
+    expect(recorded).toEqual({
+      db: 'postgres://me:***@db.example:5432/runs',
+      harness: join(process.cwd(), 'specs', 'mine.json'),
+      k: 1,
+    });
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ flags: recorded }));
+    await expect(flagsForResume(dir, { resume: dir }, new Set(['resume']), ['db'])).rejects.toThrow(
+      /--db postgres:\/\/me:\*\*\*@db\.example:5432\/runs: the run does not keep passwords; give it again/,
+    );
+    const given = { db: 'postgres://me:secret@db.example:5432/runs', resume: dir };
+    await expect(flagsForResume(dir, given, new Set(['resume', 'db']), ['db'])).resolves.toMatchObject({
+      db: 'postgres://me:secret@db.example:5432/runs',
+      harness: join(process.cwd(), 'specs', 'mine.json'),
+    });
+    // Flags the record does not know keep the command line's defaults.
+    await expect(
+      flagsForResume(dir, { ...given, concurrency: 4 }, new Set(['resume', 'db']), ['db']),
+    ).resolves.toMatchObject({
+      concurrency: 4,
+    });
   });
 });

@@ -2,13 +2,17 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError } from '@harness-s/core';
+import { ConfigError, writeJsonAtomic } from '@harness-s/core';
 import type { Command } from 'commander';
 
 /** Flags that name where a run goes or how it reports, never recorded as the run's settings. */
 const placeFlags = ['resume', 'out', 'quiet'];
 /** Flags that name files or folders: recorded as absolute paths, so a run continues from anywhere. */
 const pathFlags = ['data', 'checkpoint', 'pool', 'profiles', 'simConfig'];
+/** Flags that are service URLs: recorded without their password. */
+const urlFlags = ['db', 'redis', 'baseUrl'];
+/** What a recorded URL's password became. */
+const hidden = '***';
 
 /** The flags given on the command line or by environment variable, not left at their defaults. */
 export function givenFlags(command: Command): Set<string> {
@@ -20,26 +24,42 @@ export function givenFlags(command: Command): Set<string> {
   );
 }
 
+const withoutPassword = (text: string): string => {
+  try {
+    const url = new URL(text);
+    if (url.password) url.password = hidden;
+    return url.toString();
+  } catch {
+    return text;
+  }
+};
+
+/** A flag's value as a run records it: paths absolute (a harness only when it is a spec file), URLs without password. */
+function asRecorded(key: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (pathFlags.includes(key) || (key === 'harness' && value.endsWith('.json'))) return resolve(value);
+  if (urlFlags.includes(key)) return withoutPassword(value);
+  return value;
+}
+
 /** What a run records of the flags it was started with (`flags` in its config.json). */
 export function flagsToRecord(flags: object): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(flags)
       .filter(([key, value]) => !placeFlags.includes(key) && value !== undefined)
-      .map(([key, value]) => [key, pathFlags.includes(key) && typeof value === 'string' ? resolve(value) : value]),
+      .map(([key, value]) => [key, asRecorded(key, value)]),
   );
 }
-
-const asRecorded = (key: string, value: unknown) =>
-  pathFlags.includes(key) && typeof value === 'string' ? resolve(value) : value;
 
 const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 
 /**
  * The flags of a continued run (`--resume DIR`): the ones it was started with, as its config.json
  * records them, with `changeable` ones (how it runs: concurrency, where services are) taken from
- * the command line where given. A given flag that would change what the run is (its environment,
- * policy, k, seed...) is refused, naming it and the recorded value, so a continuation never mixes
- * two runs in one folder. A run recorded without its flags continues with the flags as given.
+ * the command line where given, and defaults for flags the record does not know. A given flag
+ * that would change what the run is (its environment, policy, k, seed...) is refused, naming it and
+ * the recorded value, so a continuation never mixes two runs in one folder. A URL recorded without
+ * its password must be given again. A run recorded without its flags continues with them as given.
  */
 export async function flagsForResume<T extends object>(
   dir: string,
@@ -70,9 +90,29 @@ export async function flagsForResume<T extends object>(
       { code: 'resume-mismatch' },
     );
   }
+  const missing = urlFlags.filter(
+    (key) => typeof recorded[key] === 'string' && (recorded[key] as string).includes(`:${hidden}@`) && !given.has(key),
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `--resume ${dir}: ${missing.map((key) => `${flagName(key)} ${recorded[key]}`).join(', ')}: the run does not keep passwords; give ${missing.length === 1 ? 'it' : 'them'} again`,
+      { code: 'resume-needs-secret' },
+    );
+  }
   const kept = Object.fromEntries(
-    changeable.filter((key) => given.has(key) && values[key] !== undefined).map((key) => [key, values[key]]),
+    [...changeable, ...urlFlags]
+      .filter((key) => given.has(key) && values[key] !== undefined)
+      .map((key) => [key, values[key]]),
   );
   const places = Object.fromEntries(placeFlags.filter((key) => key in values).map((key) => [key, values[key]]));
-  return { ...recorded, ...kept, ...places } as T;
+  return { ...flags, ...recorded, ...kept, ...places } as T;
+}
+
+/** Records a continued run's flags in its config.json (a `train --steps` extension must last). */
+export async function recordResumedFlags(dir: string, flags: object): Promise<void> {
+  const configPath = join(dir, 'config.json');
+  if (!existsSync(configPath)) return;
+  const config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+  if (!config['flags']) return;
+  await writeJsonAtomic(configPath, { ...config, flags: flagsToRecord(flags) });
 }

@@ -46,15 +46,20 @@ const trainingSplits = ['train', 'validation', 'test'] as const;
 
 /**
  * The tasks of one split, for `eval` and `replay`: a split the environment ships, or else `train`,
- * `validation` or `test` exactly as training cuts them (`loadTaskSplits`), so a trained policy is
- * evaluated on the tasks its run held out; `name` then says so (`test (dev cut 60/20/20 ...)`).
+ * `validation` or `test` exactly as training cuts them (`loadTaskSplits`; from `cutFrom` when the run
+ * cut a split of its own), so a trained policy is evaluated on the tasks its run held out; `name`
+ * then says so (`test (dev cut 60/20/20 ...)`).
  */
 export async function loadSplitTasks<T extends Task>(
   environment: Environment<T>,
   split: string,
+  /** The split a training run cut (its `--split`), when the tasks are that run's. */
+  cutFrom?: string,
 ): Promise<{ taskSet: TaskSet<T>; name?: string }> {
   const cut = trainingSplits.find((name) => name === split);
-  if (environment.splits.includes(split) || !cut) return { taskSet: await environment.loadTasks({ split }) };
-  const splits = await loadTaskSplits(environment);
+  // A run that cut a split of its own held out its own test tasks, whatever the environment ships.
+  if (!cut || (environment.splits.includes(split) && cutFrom === undefined))
+    return { taskSet: await environment.loadTasks({ split }) };
+  const splits = await loadTaskSplits(environment, cutFrom);
   return { taskSet: { tasks: splits[cut], unloadable: [] }, name: `${cut} (${splits.source})` };
 }

@@ -21,7 +21,8 @@ export async function runCleanup(
       try {
         found = await cleanup({ ...flags, env: name });
       } catch (error) {
-        if (!(error instanceof ConfigError) || error.code !== 'bad-flag') throw error;
+        // Only a cleanup that needs a flag not given is skipped; any other error is one.
+        if (!(error instanceof ConfigError) || error.code !== 'missing-cleanup-flag') throw error;
         found = [`skipped: ${error.message}`];
       }
       for (const line of found) {

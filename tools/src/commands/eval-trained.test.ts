@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveSeed } from '@harness-s/core';
@@ -50,6 +50,31 @@ describe('eval --checkpoint', () => {
     expect(fromSnapshot.avgAtK).toBe(fresh.avgAtK);
     expect(fromSnapshot.policyVersion).toBe(fresh.policyVersion);
     expect(again.policyVersion).toBe('sim@3');
+  });
+
+  it('reads the test tasks of a run that cut a split of its own, whatever the environment ships', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'eval-trained-'));
+    const run = join(dir, 'run');
+    const training = { env: 'appworld', method: 'grpo', steps: 1, k: 2, batchSize: 2, seed: 2, evalK: 1 };
+    await runTrain({ ...training, split: 'dev', concurrency: 2, quiet: true, out: run });
+    const config = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as { testTasks: string[] };
+    const evaluated = await runEval({
+      ...evalFlags,
+      env: 'appworld',
+      checkpoint: run,
+      split: 'test',
+      k: 1,
+      seed: 0,
+      out: join(dir, 'e'),
+    });
+    // AppWorld ships a test split of 18 tasks; the run's test tasks are a fifth of dev's.
+    expect(evaluated.split).toMatch(/^test \(dev cut 60\/20\/20/);
+    expect(evaluated.perTask.map((task) => task.id).sort()).toEqual([...config.testTasks].sort());
+    // A run folder is recorded as the snapshot it resolved to, so a resume reads the same policy.
+    const recorded = JSON.parse(await readFile(join(dir, 'e', 'config.json'), 'utf8')) as {
+      flags: { checkpoint: string };
+    };
+    expect(recorded.flags.checkpoint).toBe(join(run, 'checkpoints', 'policy-step-1.json'));
   });
 
   it('refuses what is no simulated training run, and settings the checkpoint already holds', async () => {

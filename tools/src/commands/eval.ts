@@ -14,7 +14,7 @@ import { resolveHarness } from '@harness-s/harness-dsh';
 import { actionsOf, createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
-import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
+import { checkCheckpointFlags, checkpointSource, policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { flagsForResume, flagsToRecord } from '../resume.js';
@@ -85,7 +85,11 @@ export async function runEval(
   explicit: ReadonlySet<string> = new Set(Object.keys(given)),
 ): Promise<EvalSummary> {
   if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
-  const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, evalChangeable) : given;
+  const merged = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, evalChangeable) : given;
+  // A run folder's checkpoint is recorded as the snapshot it resolved to: a resume reads that policy.
+  checkCheckpointFlags(merged);
+  const source = merged.checkpoint ? await checkpointSource(merged.checkpoint) : undefined;
+  const flags = source ? { ...merged, checkpoint: source.file } : merged;
   const attempts = flags.attempts ?? flags.k;
   if (!Number.isInteger(attempts) || attempts < flags.k)
     throw new ConfigError(`--attempts must be at least --k (${flags.k}), got ${attempts}`, { code: 'bad-flag' });
@@ -97,7 +101,7 @@ export async function runEval(
     const split = flags.data ? resolve(flags.data) : (flags.split ?? defaultSplit(environment));
     const loaded = flags.data
       ? { taskSet: await environment.loadTasks({ file: flags.data }) }
-      : await loadSplitTasks(environment, split);
+      : await loadSplitTasks(environment, split, source?.cutFrom);
     const taskSet = selectTasks(loaded.taskSet, flags);
     const splitName = loaded.name ?? taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
     const dir = resolve(flags.resume ?? flags.out ?? join('runs', `${timestamp()}-${flags.env}-${flags.policy}`));

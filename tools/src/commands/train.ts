@@ -1,20 +1,25 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   BatchExportTrainer,
+  Checkpoint,
   ConfigError,
+  parseWith,
   RandomRouter,
+  readJson,
   requirePool,
   type Trainer,
   type TrainMethod,
   type TrainSummary,
   train,
+  trainFiles,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
 import { AdaptiveRouter, readProfiles } from '@harness-s/router';
-import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
+import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
@@ -27,7 +32,7 @@ import {
 } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { reportLine } from '../report/index.js';
-import { flagsForResume, flagsToRecord } from '../resume.js';
+import { flagsForResume, flagsToRecord, recordResumedFlags } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
 export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, Partial<PolicyFlags> {
@@ -129,6 +134,22 @@ function variantsLine(summary: TrainSummary): string {
   return `variants used (solved/attempts): ${shown.join(', ')}${variants.length > 6 ? `, and ${variants.length - 6} more` : ''}\n`;
 }
 
+/**
+ * A continued run's `--steps`: never fewer than it has trained (refused), and recorded, so that a
+ * later `--resume` keeps an extension.
+ */
+async function keepExtension(dir: string, flags: TrainFlags): Promise<void> {
+  const checkpointPath = join(dir, trainFiles.checkpoint);
+  if (existsSync(checkpointPath)) {
+    const { step } = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
+    if (flags.steps < step)
+      throw new ConfigError(`--steps ${flags.steps}: the run in ${dir} has trained ${step} steps already`, {
+        code: 'bad-flag',
+      });
+  }
+  await recordResumedFlags(dir, flags);
+}
+
 /** `8x1` -> 8 variants x 1 attempt. */
 function parseShape(text: string): { variants: number; attemptsPerVariant: number } {
   const match = /^(\d+)x(\d+)$/.exec(text);
@@ -140,7 +161,17 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
 /**
  * What a continued training run may change: how it runs, and `steps` (to train on past the end).
  */
-const trainChangeable = ['concurrency', 'db', 'sandbox', 'unconfined', 'redis', 'steps', 'baseUrl', 'onBatch'];
+const trainChangeable = [
+  'concurrency',
+  'db',
+  'sandbox',
+  'unconfined',
+  'appworldUrl',
+  'redis',
+  'steps',
+  'baseUrl',
+  'onBatch',
+];
 
 /** `harness-s train`: complementary harness rescue training with the simulated policy. */
 export async function runTrain(
@@ -150,6 +181,7 @@ export async function runTrain(
 ): Promise<TrainSummary> {
   if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
   const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, trainChangeable) : given;
+  if (given.resume) await keepExtension(resolve(given.resume), flags);
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
@@ -163,7 +195,7 @@ export async function runTrain(
   // The simulated policy walks the environment's plans; a model writes its own actions.
   const environment = createEnvironment(flags.env, {
     ...environmentOptions(flags),
-    actionsFrom: served ? 'model' : 'plan',
+    actionsFrom: served ? actionsOf(served) : 'plan',
   });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
