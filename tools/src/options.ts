@@ -1,5 +1,5 @@
 /** Parsers of flag values, and the options several commands share. */
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 
 /** Parses an integer flag value of at least `minimum`. */
 export const integer =
@@ -69,3 +69,18 @@ export const simLocalityOption = () =>
     '--sim-locality <sd>',
     "simulated policy: spread of a variant's persistent per-task shifts (locality; default 0, off)",
   ).argParser(number('--sim-locality'));
+
+/** The flags of `--policy openai` on commands that run a model: which one, where, how it samples, what it records. */
+export function addModelOptions<T extends Command>(command: T): T {
+  for (const option of modelOptions()) command.addOption(option);
+  return command;
+}
+
+const modelOptions = (): Option[] => [
+  new Option('--model <name>', 'model name (--policy openai)'),
+  new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (--policy openai)'),
+  new Option('--temperature <t>', 'sampling temperature (--policy openai)').argParser(number('--temperature')),
+  new Option('--max-tokens <n>', 'completion token limit (--policy openai)').argParser(integer('--max-tokens', 1)),
+  new Option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)"),
+  new Option('--logprobs', "--policy openai: record the completion tokens' log-probabilities"),
+];

@@ -10,12 +10,12 @@ import { runServe } from './commands/serve.js';
 import { runWorker } from './commands/worker.js';
 import { environmentNames } from './environments.js';
 import {
+  addModelOptions,
   appworldUrlOption,
   checkpointOption,
   dbOption,
   integer,
   integerList,
-  number,
   sandboxOption,
   scoringOption,
   simConfigOption,
@@ -35,37 +35,33 @@ export function createProgram(): Command {
     .description('Train and evaluate LLM agents with sibling harnesses.')
     .showHelpAfterError('(run with --help for usage)');
 
-  program
-    .command('eval')
-    .description('Run k attempts of every task under one harness; print Pass@k and Avg@k; write a run folder.')
-    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
-    .option(
-      '--split <name>',
-      'a split shipped with the environment, or train/validation/test as train cuts them (default: dev, or its first split)',
-    )
-    .option('--data <file>', 'a task file to use instead of a shipped split')
-    .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
-    .option(
-      '--harness <name|file>',
-      'a built-in harness (h0; dbbench/swegym h0-text, appworld h0-tools; other families: dbbench minimal and codeact, appworld minimal, swegym codeact) or a harness spec .json',
-      'h0',
-    )
-    .option('--k <n>', 'the k of Pass@k and Avg@k, and attempts per task', integer('--k', 1), 3)
-    .option(
-      '--attempts <n>',
-      'attempts per task, n >= k (default k): Pass@k estimated from all n, with less variance',
-      integer('--attempts', 1),
-    )
-    .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
-    .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
-    .option('--out <dir>', 'run folder (default runs/<time>-<env>-<policy>)')
-    .option('--resume <dir>', 'continue an interrupted run in its folder')
-    .option('--model <name>', 'model name (--policy openai)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (--policy openai)')
-    .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
-    .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
-    .option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)")
-    .option('--logprobs', "--policy openai: record the completion tokens' log-probabilities")
+  addModelOptions(
+    program
+      .command('eval')
+      .description('Run k attempts of every task under one harness; print Pass@k and Avg@k; write a run folder.')
+      .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+      .option(
+        '--split <name>',
+        'a split shipped with the environment, or train/validation/test as train cuts them (default: dev, or its first split)',
+      )
+      .option('--data <file>', 'a task file to use instead of a shipped split')
+      .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
+      .option(
+        '--harness <name|file>',
+        'a built-in harness (h0; dbbench/swegym h0-text, appworld h0-tools; other families: dbbench minimal and codeact, appworld minimal, swegym codeact) or a harness spec .json',
+        'h0',
+      )
+      .option('--k <n>', 'the k of Pass@k and Avg@k, and attempts per task', integer('--k', 1), 3)
+      .option(
+        '--attempts <n>',
+        'attempts per task, n >= k (default k): Pass@k estimated from all n, with less variance',
+        integer('--attempts', 1),
+      )
+      .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
+      .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+      .option('--out <dir>', 'run folder (default runs/<time>-<env>-<policy>)')
+      .option('--resume <dir>', 'continue an interrupted run in its folder'),
+  )
     .addOption(simConfigOption())
     .addOption(checkpointOption())
     .addOption(simLocalityOption())

@@ -3,6 +3,7 @@ import { runExport } from './commands/export.js';
 import { runTrain } from './commands/train.js';
 import { environmentNames } from './environments.js';
 import {
+  addModelOptions,
   appworldUrlOption,
   dbOption,
   fraction,
@@ -19,28 +20,24 @@ import { givenFlags } from './resume.js';
 
 /** `harness-s train` and `harness-s export`: training runs, and their batches for external trainers. */
 export function addTrainingCommands(program: Command): void {
-  program
-    .command('train')
-    .description(
-      'Complementary harness rescue training (GRPO) with the simulated policy, or with a model served elsewhere whose step batches go to an external trainer; evaluates under H0.',
-    )
-    .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
-    .addOption(
-      new Option('--method <name>', 'training method')
-        .choices(['grpo', 'h0-resample', 'mixture', 'harness-s'])
-        .default('harness-s'),
-    )
-    .addOption(
-      new Option('--policy <name>', 'who acts: sim trains here; another writes batches/step-N.jsonl')
-        .choices([...policyNames])
-        .default('sim'),
-    )
-    .option('--model <name>', 'model name (--policy openai)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
-    .option('--temperature <t>', 'sampling temperature (--policy openai)', number('--temperature'))
-    .option('--max-tokens <n>', 'completion token limit (--policy openai)', integer('--max-tokens', 1))
-    .option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)")
-    .option('--logprobs', "--policy openai: record the completion tokens' log-probabilities")
+  addModelOptions(
+    program
+      .command('train')
+      .description(
+        'Complementary harness rescue training (GRPO) with the simulated policy, or with a model served elsewhere whose step batches go to an external trainer; evaluates under H0.',
+      )
+      .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+      .addOption(
+        new Option('--method <name>', 'training method')
+          .choices(['grpo', 'h0-resample', 'mixture', 'harness-s'])
+          .default('harness-s'),
+      )
+      .addOption(
+        new Option('--policy <name>', 'who acts: sim trains here; another writes batches/step-N.jsonl')
+          .choices([...policyNames])
+          .default('sim'),
+      ),
+  )
     .option(
       '--on-batch <command>',
       'not --policy sim: a shell command run after each step with HARNESS_S_BATCH (the batch file), HARNESS_S_STEP and HARNESS_S_RUN; the next step waits for it (an external trainer updating the served model)',
