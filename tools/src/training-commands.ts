@@ -75,6 +75,11 @@ export function addTrainingCommands(program: Command): void {
     )
     .option('--reanchor-every <n>', 'adaptive router: re-anchor profiles every n steps', integer('--reanchor-every', 1))
     .option(
+      '--profile-k <n>',
+      'adaptive router: attempts per validation task and harness when anchoring profiles (default 2)',
+      integer('--profile-k', 1),
+    )
+    .option(
       '--carry-over <x>',
       "adaptive router: share of earlier anchors' evidence a re-anchoring keeps, in [0, 1] (default 0.5)",
       fraction('--carry-over'),

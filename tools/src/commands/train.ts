@@ -60,6 +60,8 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
   /** Rescue routing for harness-s: adaptive profiles (default), fixed profiles, or random variants. */
   router?: string;
   reanchorEvery?: number;
+  /** Adaptive router: attempts per validation task and harness when (re-)anchoring profiles (default 2). */
+  profileK?: number;
   /** Share of earlier anchors' evidence a re-anchoring keeps. */
   carryOver?: number;
   /** Adaptive router: remember what each rescue gave. */
@@ -216,6 +218,7 @@ export async function runTrain(
         : new AdaptiveRouter({
             mode: flags.router === 'fixed' ? 'fixed' : 'adaptive',
             ...(flags.reanchorEvery ? { reanchorEvery: flags.reanchorEvery } : {}),
+            ...(flags.profileK ? { profileK: flags.profileK } : {}),
             ...(flags.carryOver !== undefined ? { carryOver: flags.carryOver } : {}),
             ...(flags.rescueMemory ? { rescueMemory: true } : {}),
             ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
