@@ -33,6 +33,11 @@ export function addRouterCommands(program: Command): void {
     .option('--seed <n>', 'seed (paired across harnesses)', integer('--seed', 0), 0)
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
+    .option(
+      '--tasks <n>',
+      'profile on this many validation tasks, chosen to cover their features (default all)',
+      integer('--tasks', 1),
+    )
     .option('--model <name>', 'model name (--policy openai)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (--policy openai)')
     .option(

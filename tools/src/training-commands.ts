@@ -80,6 +80,11 @@ export function addTrainingCommands(program: Command): void {
       integer('--profile-k', 1),
     )
     .option(
+      '--profile-tasks <n>',
+      'adaptive router: anchor profiles on this many validation tasks, chosen to cover their features (default all)',
+      integer('--profile-tasks', 1),
+    )
+    .option(
       '--carry-over <x>',
       "adaptive router: share of earlier anchors' evidence a re-anchoring keeps, in [0, 1] (default 0.5)",
       fraction('--carry-over'),

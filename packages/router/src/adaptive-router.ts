@@ -8,6 +8,7 @@ import {
   type Task,
 } from '@harness-s/core';
 import { z } from 'zod';
+import { checkProfileTaskCount, chooseProfileTasks } from './profile-tasks.js';
 import { buildProfiles, carryOverProfiles, ProfileSet, TaskOutcome } from './profiles.js';
 import {
   credibleGain,
@@ -35,6 +36,11 @@ export interface AdaptiveRouterOptions {
   /** Attempts per validation task when (re-)anchoring (default 2). */
   profileK?: number;
   /**
+   * Anchor on this many validation tasks instead of all of them (`chooseProfileTasks`: the same
+   * sample at every anchor, covering the tasks' features), for a policy whose episodes are costly.
+   */
+  profileTasks?: number;
+  /**
    * How much of the earlier anchors' evidence a re-anchoring keeps (default 0.5): their counts are
    * carried over at this discount (see `carryOverProfiles`); 0 keeps only the fresh anchor.
    */
@@ -50,6 +56,18 @@ export interface AdaptiveRouterOptions {
   summarize?: (profiles: ProfileSet) => Promise<ProfileSet>;
   /** Told when profiles are (re-)anchored. */
   onAnchor?: (profiles: ProfileSet) => void;
+  /** Told as each harness of a (re-)anchoring finishes its validation tasks, for progress. */
+  onProfiling?: (progress: ProfilingProgress) => void;
+}
+
+/** A (re-)anchoring under way: `done` of `total` harnesses have run their `tasks` validation tasks. */
+export interface ProfilingProgress {
+  harnessId: string;
+  done: number;
+  total: number;
+  tasks: number;
+  /** The training step of the policy being profiled (0 before training). */
+  step: number;
 }
 
 /**
@@ -111,6 +129,7 @@ export class AdaptiveRouter implements RescueRouter {
     if (!(this.carryOver >= 0 && this.carryOver <= 1)) {
       throw new ConfigError(`carryOver must be in [0, 1], got ${this.carryOver}`, { code: 'bad-router-config' });
     }
+    if (options.profileTasks !== undefined) checkProfileTaskCount(options.profileTasks);
     this.id = `adaptive-${this.mode}`;
   }
 
@@ -144,9 +163,13 @@ export class AdaptiveRouter implements RescueRouter {
         code: 'no-validation-tasks',
       });
     }
+    const tasks = this.options.profileTasks
+      ? chooseProfileTasks(context.validationTasks, this.options.profileTasks, context.seed)
+      : context.validationTasks;
+    const onProfiling = this.options.onProfiling;
     const fresh = await buildProfiles({
       environment: context.environment,
-      tasks: context.validationTasks,
+      tasks,
       h0: context.h0,
       pool: context.pool,
       policy: context.policy,
@@ -154,6 +177,12 @@ export class AdaptiveRouter implements RescueRouter {
       seed: context.seed + context.step,
       concurrency: context.concurrency,
       step: context.step - 1,
+      ...(onProfiling
+        ? {
+            onHarness: (harnessId: string, done: number, total: number) =>
+              onProfiling({ harnessId, done, total, tasks: tasks.length, step: context.step - 1 }),
+          }
+        : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     });
     const profiles = this.profiles ? carryOverProfiles(this.profiles, fresh, this.carryOver) : fresh;

@@ -2,6 +2,7 @@ export * from './adaptive-router.js';
 export * from './chat.js';
 export * from './lexical.js';
 export * from './profile-store.js';
+export * from './profile-tasks.js';
 export * from './profiles.js';
 export * from './rankers.js';
 export * from './rescue-study.js';

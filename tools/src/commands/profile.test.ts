@@ -78,3 +78,33 @@ describe('MODEL@URL flags', () => {
     expect(() => parseModelEndpoint('--llm-ranker', '@http://x/v1')).toThrow(/--llm-ranker must look like/);
   });
 });
+
+describe('harness-s profile --tasks', () => {
+  it('profiles a sample of the validation tasks, and says so', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-tasks-'));
+    try {
+      const pool = join(dir, 'pool');
+      await mkdir(pool);
+      await writePool(pool);
+      const out = join(dir, 'profiles');
+      const lines: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
+      try {
+        await runProfile({ env: 'dbbench', pool, out, policy: 'sim', k: 1, seed: 3, concurrency: 4, tasks: 4 });
+      } finally {
+        process.stderr.write = write;
+      }
+      const profiles = await readProfiles(out);
+      expect(profiles.tasks).toHaveLength(4);
+      expect(Object.keys(profiles.variants[0]?.outcomes ?? {}).sort()).toEqual(
+        profiles.tasks.map((task) => task.id).sort(),
+      );
+      // H0 and the pool's variants, 4 tasks, k 1.
+      expect(lines.join('')).toContain(`on 4 of 12 validation tasks`);
+      expect(lines.join('')).toContain(`paired seeds: ${(profiles.variants.length + 1) * 4} episodes`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
-import { buildProfiles, type ProfileSet, writeProfiles } from '@harness-s/router';
+import { buildProfiles, chooseProfileTasks, type ProfileSet, writeProfiles } from '@harness-s/router';
 import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -19,6 +19,8 @@ export interface ProfileFlags extends EnvironmentOptions, SimulatedSettingsFlags
   seed: number;
   concurrency: number;
   split?: string;
+  /** Profile on this many validation tasks, chosen to cover their features (default all). */
+  tasks?: number;
   model?: string;
   baseUrl?: string;
   /** `MODEL@URL` of the model that writes the summaries (template summaries without one). */
@@ -34,13 +36,15 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
     const pool = await loadPoolHarnesses(flags.pool, flags.env);
-    const { validation, source } = await loadTaskSplits(environment, flags.split);
-    if (validation.length === 0) throw new ConfigError(`no validation tasks (${source})`, { code: 'no-tasks' });
+    const splits = await loadTaskSplits(environment, flags.split);
+    const source = splits.source;
+    if (splits.validation.length === 0) throw new ConfigError(`no validation tasks (${source})`, { code: 'no-tasks' });
+    const validation = flags.tasks ? chooseProfileTasks(splits.validation, flags.tasks, flags.seed) : splits.validation;
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
     log(
-      `Profiling H0 and ${pool.length} variants with ${policy.id} on ${validation.length} validation tasks (${source}), k=${flags.k}, paired seeds`,
+      `Profiling H0 and ${pool.length} variants with ${policy.id} on ${validation.length}${validation.length < splits.validation.length ? ` of ${splits.validation.length}` : ''} validation tasks (${source}), k=${flags.k}, paired seeds: ${(pool.length + 1) * validation.length * flags.k} episodes`,
     );
     const anchored = await buildProfiles({
       environment,

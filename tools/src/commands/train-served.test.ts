@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TrainingExample, TrainSummary } from '@harness-s/core';
+import { plainHarnessSpec } from '@harness-s/core/testing';
+import { deriveVariant, writeVariant } from '@harness-s/harness-dsh';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
 import { loadPlugins } from '../plugins.js';
@@ -87,5 +89,52 @@ describe('train with a model served elsewhere', () => {
     await expect(runTrain({ ...base, onBatch: 'true' })).rejects.toThrow(
       /--on-batch hands batches to an external trainer/,
     );
+  });
+
+  it('shows the progress of anchoring the router on the model, on a sample of the validation tasks', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'train-served-router-'));
+    const pool = join(dir, 'pool');
+    await mkdir(pool);
+    // The counter plug-in's H0 with one rule, as evolution derives a variant.
+    const h0 = plainHarnessSpec({ id: 'h0', family: 'dsh' });
+    const spec = deriveVariant(h0, h0, {
+      operator: 'directive',
+      direction: 'count',
+      description: 'rule for count',
+      operations: [
+        {
+          op: 'add-directive',
+          directive: { id: 'rule-count', text: 'Add exactly the target.', direction: 'count', skill: 'count' },
+        },
+      ],
+    });
+    await writeVariant(pool, spec);
+    const logged: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => logged.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      await runTrain({
+        env: 'counter',
+        method: 'harness-s',
+        policy: 'openai',
+        model: 'test',
+        baseUrl: chat.baseUrl,
+        pool,
+        profileTasks: 2,
+        profileK: 1,
+        steps: 1,
+        batchSize: 2,
+        k: 2,
+        seed: 1,
+        evalK: 1,
+        concurrency: 2,
+        out: join(dir, 'run'),
+      });
+    } finally {
+      process.stderr.write = write;
+    }
+    const text = logged.join('');
+    expect(text).toContain(`router: anchoring profiles (step-0 policy, 2 tasks): 2/2 | ${spec.id}`);
+    expect(text).toContain('router: profiles anchored on test (2 validation tasks)');
   });
 });

@@ -18,7 +18,7 @@ import {
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
-import { AdaptiveRouter, readProfiles } from '@harness-s/router';
+import { AdaptiveRouter, type ProfilingProgress, readProfiles } from '@harness-s/router';
 import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -31,6 +31,7 @@ import {
   simulatedSettingsText,
 } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
+import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { flagsForResume, flagsToRecord, recordResumedFlags } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
@@ -62,6 +63,8 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
   reanchorEvery?: number;
   /** Adaptive router: attempts per validation task and harness when (re-)anchoring profiles (default 2). */
   profileK?: number;
+  /** Adaptive router: anchor profiles on this many validation tasks (default all). */
+  profileTasks?: number;
   /** Share of earlier anchors' evidence a re-anchoring keeps. */
   carryOver?: number;
   /** Adaptive router: remember what each rescue gave. */
@@ -219,11 +222,14 @@ export async function runTrain(
             mode: flags.router === 'fixed' ? 'fixed' : 'adaptive',
             ...(flags.reanchorEvery ? { reanchorEvery: flags.reanchorEvery } : {}),
             ...(flags.profileK ? { profileK: flags.profileK } : {}),
+            ...(flags.profileTasks ? { profileTasks: flags.profileTasks } : {}),
             ...(flags.carryOver !== undefined ? { carryOver: flags.carryOver } : {}),
             ...(flags.rescueMemory ? { rescueMemory: true } : {}),
             ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
             rankers: routerRankers(flags.llmRanker, h0, log),
             ...(summarize ? { summarize } : {}),
+            // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
+            ...(served && !flags.quiet ? { onProfiling: anchoringProgress() } : {}),
             onAnchor: (profiles) =>
               log(`router: profiles anchored on ${profiles.policyVersion} (${profiles.tasks.length} validation tasks)`),
           });
@@ -350,4 +356,20 @@ export async function runTrain(
       await environment.close();
     });
   }
+}
+
+/**
+ * Progress of the router's (re-)anchorings: H0 and every variant on the validation tasks, which
+ * with a served model is most of a run's episodes before its first step.
+ */
+function anchoringProgress() {
+  let progress: Progress | undefined;
+  return ({ harnessId, done, total, tasks, step }: ProfilingProgress) => {
+    progress ??= createProgress(`router: anchoring profiles (step-${step} policy, ${tasks} tasks)`, total);
+    progress.update(done, harnessId);
+    if (done === total) {
+      progress.stop();
+      progress = undefined;
+    }
+  };
 }

@@ -1,0 +1,51 @@
+import { ConfigError, deriveSeed, Random, type Task } from '@harness-s/core';
+import { taskFeatures } from './profiles.js';
+
+/** Refuses a number of profile tasks that is not a positive integer. */
+export function checkProfileTaskCount(count: number): void {
+  if (!Number.isInteger(count) || count < 1)
+    throw new ConfigError(`the number of profile tasks must be a positive integer, got ${count}`, {
+      code: 'bad-router-config',
+    });
+}
+
+/**
+ * The validation tasks to anchor profiles on when not all of them can be run: `count` of them, each
+ * pick the task that adds the most features (category, difficulty, tags) not yet covered, ties
+ * broken by a shuffle from `seed`. Once every feature is covered the count starts over, so a larger
+ * sample covers each feature more than once before any feature three times. The rankers compare a
+ * task with the validation tasks that share its features, so every feature keeps its evidence.
+ * The same tasks, seed and count give the same sample, in the validation split's order; `count` at
+ * or above the number of tasks gives them all.
+ */
+export function chooseProfileTasks<T extends Task>(tasks: readonly T[], count: number, seed: number): T[] {
+  checkProfileTaskCount(count);
+  if (count >= tasks.length) return [...tasks];
+  const random = new Random(deriveSeed(seed, 'profile-tasks'));
+  // A Fisher-Yates shuffle of the positions: the order ties are broken in.
+  const order = tasks.map((_, index) => index);
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = random.int(i + 1);
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  const features = tasks.map((task) => taskFeatures(task));
+  const chosen = new Set<number>();
+  let covered = new Set<string>();
+  while (chosen.size < count) {
+    let best = -1;
+    let bestGain = -1;
+    for (const index of order) {
+      if (chosen.has(index)) continue;
+      const gain = (features[index] ?? []).filter((feature) => !covered.has(feature)).length;
+      if (gain > bestGain) [best, bestGain] = [index, gain];
+    }
+    if (bestGain === 0 && covered.size > 0) {
+      // Every feature left is covered: start the count over.
+      covered = new Set();
+      continue;
+    }
+    chosen.add(best);
+    for (const feature of features[best] ?? []) covered.add(feature);
+  }
+  return tasks.filter((_, index) => chosen.has(index));
+}

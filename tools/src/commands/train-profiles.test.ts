@@ -1,0 +1,66 @@
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { runTrain } from './train.js';
+
+/** The router's profiles as the run's last checkpoint keeps them. */
+async function routerProfiles(run: string) {
+  const checkpoint = JSON.parse(await readFile(join(run, 'checkpoints', 'latest.json'), 'utf8')) as {
+    router: {
+      profiles: {
+        tasks: Array<{ id: string; features: string[] }>;
+        h0: { outcomes: Record<string, { attempts: number }> };
+      };
+    };
+  };
+  return checkpoint.router.profiles;
+}
+
+/** Attempts per validation task of H0's profile. */
+async function profileAttempts(run: string): Promise<number[]> {
+  const { h0 } = await routerProfiles(run);
+  return [...new Set(Object.values(h0.outcomes).map((outcome) => outcome.attempts))];
+}
+
+describe('train --profile-k and --profile-tasks', () => {
+  let dir = '';
+  let pool = '';
+  const flags = () => ({ env: 'dbbench', method: 'harness-s', steps: 1, k: 2, seed: 1, batchSize: 2, pool, evalK: 1 });
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'train-profile-k-'));
+    pool = join(dir, 'pool');
+    await mkdir(pool);
+    await writePool(pool);
+    await runTrain({ ...flags(), concurrency: 4, quiet: true, out: join(dir, 'default') });
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sets the attempts per validation task and harness of the router’s profiles (2 by default)', async () => {
+    await runTrain({ ...flags(), profileK: 5, concurrency: 4, quiet: true, out: join(dir, 'five') });
+    expect(await profileAttempts(join(dir, 'default'))).toEqual([2]);
+    expect(await profileAttempts(join(dir, 'five'))).toEqual([5]);
+  });
+
+  it('anchors on a sample of the validation tasks covering their categories', async () => {
+    const all = await routerProfiles(join(dir, 'default'));
+    await runTrain({ ...flags(), profileTasks: 6, concurrency: 4, quiet: true, out: join(dir, 'six') });
+    const sampled = await routerProfiles(join(dir, 'six'));
+    expect(all.tasks).toHaveLength(12);
+    expect(sampled.tasks).toHaveLength(6);
+    expect(Object.keys(sampled.h0.outcomes).sort()).toEqual(sampled.tasks.map((task) => task.id).sort());
+    const ids = new Set(all.tasks.map((task) => task.id));
+    expect(sampled.tasks.every((task) => ids.has(task.id))).toBe(true);
+    const categories = (tasks: Array<{ features: string[] }>) =>
+      new Set(tasks.flatMap((task) => task.features.filter((feature) => feature.startsWith('category='))));
+    expect(categories(all.tasks).size).toBeLessThanOrEqual(6);
+    expect(categories(sampled.tasks)).toEqual(categories(all.tasks));
+    const config = JSON.parse(await readFile(join(dir, 'six', 'config.json'), 'utf8')) as {
+      flags: Record<string, unknown>;
+    };
+    expect(config.flags['profileTasks']).toBe(6);
+  });
+});
