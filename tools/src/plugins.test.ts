@@ -91,14 +91,25 @@ describe('finding a plug-in package', () => {
   it('loads them from there, so a broken one is refused by its own name', async () => {
     const { nested } = await project();
     await expect(loadPlugins('cjs-plugin', nested)).rejects.toThrow(
-      /plug-in 'cjs-plugin' \(HARNESS_S_PLUGINS\): is not an object/,
+      /plug-in 'cjs-plugin' \(loadPlugins\): is not an object/,
     );
     await expect(loadPlugins(' @acme/esm-plugin ', nested)).rejects.toThrow(
-      /plug-in '@acme\/esm-plugin' \(HARNESS_S_PLUGINS\): is not an object/,
+      /plug-in '@acme\/esm-plugin' \(loadPlugins\): is not an object/,
     );
     await expect(loadPlugins('@acme/elsewhere', nested)).rejects.toThrow(
-      /HARNESS_S_PLUGINS: cannot load '@acme\/elsewhere'/,
+      /^loadPlugins: cannot load '@acme\/elsewhere'/,
     );
+    // From the environment variable, the errors name it.
+    const saved = process.env['HARNESS_S_PLUGINS'];
+    process.env['HARNESS_S_PLUGINS'] = '@acme/elsewhere';
+    try {
+      await expect(loadPlugins(undefined, nested)).rejects.toThrow(
+        /^HARNESS_S_PLUGINS: cannot load '@acme\/elsewhere'/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env['HARNESS_S_PLUGINS'];
+      else process.env['HARNESS_S_PLUGINS'] = saved;
+    }
   });
 });
 

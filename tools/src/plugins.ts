@@ -131,12 +131,16 @@ export function pluginUrl(specifier: string, from = process.cwd()): string {
 /**
  * Loads the plug-ins a comma-separated list names (by default `HARNESS_S_PLUGINS`): paths to modules
  * (from `from`, the working directory), or package names, found from there first, then beside
- * harness-s (`pluginUrl`). Each is loaded once per thread; returns the ones loaded now.
+ * harness-s (`pluginUrl`). Each is loaded once per thread; returns the ones loaded now. Errors name
+ * `source`: where the list came from (`HARNESS_S_PLUGINS` when it came from there, else
+ * `loadPlugins`).
  */
 export async function loadPlugins(
-  list = process.env['HARNESS_S_PLUGINS'] ?? '',
+  list?: string,
   from = process.cwd(),
+  source = list === undefined ? 'HARNESS_S_PLUGINS' : 'loadPlugins',
 ): Promise<string[]> {
+  list ??= process.env['HARNESS_S_PLUGINS'] ?? '';
   const now: string[] = [];
   for (const specifier of list.split(',').map((item) => item.trim())) {
     if (!specifier) continue;
@@ -146,12 +150,12 @@ export async function loadPlugins(
     try {
       module = await import(url);
     } catch (error) {
-      throw new ConfigError(`HARNESS_S_PLUGINS: cannot load '${specifier}': ${(error as Error).message}`, {
+      throw new ConfigError(`${source}: cannot load '${specifier}': ${(error as Error).message}`, {
         code: 'bad-plugin',
       });
     }
     const plugin = (module.default ?? module.plugin) as HarnessSPlugin;
-    registerPlugin(plugin, `'${specifier}' (HARNESS_S_PLUGINS)`);
+    registerPlugin(plugin, `'${specifier}' (${source})`);
     modules.set(plugin.environment.name, url);
     loaded.add(url);
     now.push(specifier);

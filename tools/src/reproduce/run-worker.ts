@@ -11,7 +11,11 @@ import { type ReproduceJob, ResourceCache, runJob } from './jobs.js';
 const port = parentPort;
 if (!port) throw new Error('run-worker.ts runs only as a worker thread');
 // The thread has its own registries: the plug-ins the main thread loaded from modules load again.
-await loadPlugins(((workerData as { plugins?: string[] } | null)?.plugins ?? []).join(','));
+await loadPlugins(
+  ((workerData as { plugins?: string[] } | null)?.plugins ?? []).join(','),
+  process.cwd(),
+  'the plug-ins handed to a reproduction worker thread',
+);
 const cache = new ResourceCache();
 const post = (reply: JobReply) => port.postMessage(reply);
 /** Aborted by an interrupt: the job running stops, and so does any sent after it. */
