@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { runCleanup } from './commands/cleanup.js';
+import { runCompare } from './commands/compare.js';
 import { doctorDefaults, runDoctor } from './commands/doctor.js';
 import { runEval } from './commands/eval.js';
 import { runEvolve } from './commands/evolve.js';
@@ -185,6 +186,21 @@ export function createProgram(): Command {
     .option('--out <file>', 'output file (default RUN_DIR/report.html)')
     .action(async (run: string, flags) => {
       await runReport({ run, ...flags });
+    });
+
+  program
+    .command('compare')
+    .description(
+      'Training runs side by side: every seed of a configuration as one row (mean ± std), the settings that tell the rows apart as columns.',
+    )
+    .argument(
+      '<dirs...>',
+      'training run folders, or folders holding them (a reproduction, a folder of train --out runs)',
+    )
+    .option('--by <settings...>', 'group by these settings (default: every setting that differs between the runs)')
+    .option('--json', 'the groups and their runs as JSON')
+    .action(async (dirs: string[], flags) => {
+      await runCompare(dirs, flags);
     });
 
   program

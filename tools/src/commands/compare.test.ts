@@ -1,0 +1,132 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { groupRuns, runCompare, runSettings } from './compare.js';
+import { runEval } from './eval.js';
+import { runTrain } from './train.js';
+
+/** What `runCompare` prints. */
+async function printed(run: () => Promise<unknown>): Promise<string> {
+  const chunks: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => chunks.push(String(chunk)) > 0) as typeof process.stdout.write;
+  try {
+    await run();
+  } finally {
+    process.stdout.write = write;
+  }
+  return chunks.join('');
+}
+
+describe('the settings a run is compared by', () => {
+  it('flatten its configuration and recorded flags, without the seed and how it ran', () => {
+    const settings = runSettings({
+      env: 'dbbench',
+      router: 'adaptive',
+      config: { method: 'harness-s', k: 8, seed: 3, concurrency: 4, rescue: { variants: 4, attemptsPerVariant: 2 } },
+      pool: ['v-1', 'v-2'],
+      policy: { kind: 'simulated', step: 0, theta: { 'inspect-table': 1 } },
+      flags: { k: 8, seed: 3, reanchorEvery: 2, db: 'postgres://x', out: '/runs/a', llmRanker: ['a@u', 'b@u'] },
+    });
+    expect(settings).toEqual({
+      method: 'harness-s',
+      k: '8',
+      'rescue.variants': '4',
+      'rescue.attemptsPerVariant': '2',
+      env: 'dbbench',
+      router: 'adaptive',
+      pool: '2 variants',
+      'policy.kind': 'simulated',
+      'policy.theta.inspect-table': '1',
+      reanchorEvery: '2',
+      llmRanker: 'a@u,b@u',
+    });
+  });
+
+  it('group runs by what differs between them, or by the settings asked for', () => {
+    const run = (seed: number, settings: Record<string, string>) => ({
+      dir: `/r/${seed}`,
+      settings,
+      summary: { seed } as never,
+    });
+    const runs = [
+      run(1, { method: 'grpo', k: '8' }),
+      run(2, { method: 'grpo', k: '8' }),
+      run(1, { method: 'harness-s', k: '8', router: 'fixed' }),
+    ];
+    const { keys, groups } = groupRuns(runs);
+    expect(keys).toEqual(['method', 'router']);
+    expect(groups.map((group) => [group.settings, group.runs.length])).toEqual([
+      [{ method: 'grpo', router: '-' }, 2],
+      [{ method: 'harness-s', router: 'fixed' }, 1],
+    ]);
+    expect(groupRuns(runs, ['k']).groups).toHaveLength(1);
+    expect(() => groupRuns(runs, ['reanchor'])).toThrow(
+      "--by: no run has the setting 'reanchor'; they have method, k, router",
+    );
+  });
+});
+
+describe('harness-s compare', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'harness-s-compare-'));
+    const pool = join(dir, 'pool');
+    await mkdir(pool);
+    await writePool(pool);
+    const flags = { env: 'dbbench', method: 'harness-s', steps: 1, k: 2, batchSize: 2, pool, evalK: 1, concurrency: 4 };
+    const runs = join(dir, 'runs');
+    for (const [seed, router] of [
+      [1, 'adaptive'],
+      [2, 'adaptive'],
+      [1, 'fixed'],
+    ] as const)
+      await runTrain({ ...flags, seed, router, quiet: true, out: join(runs, `${router}-${seed}`) });
+    // An evaluation run among them is not a training run.
+    await runEval({
+      env: 'dbbench',
+      policy: 'sim',
+      harness: 'h0',
+      k: 1,
+      seed: 0,
+      concurrency: 4,
+      limit: 2,
+      quiet: true,
+      out: join(runs, 'eval'),
+    });
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints one row per configuration, its seeds together, and says what it left out', async () => {
+    const text = await printed(() => runCompare([join(dir, 'runs')]));
+    const lines = text.split('\n');
+    expect(lines[0]).toMatch(
+      /^router\s+runs\s+seeds\s+Pass@1\s+Avg@1\s+effective groups\s+rescue triggered\s+rescue success$/,
+    );
+    expect(lines[2]).toMatch(/^adaptive\s+2\s+1,2\s/);
+    expect(lines[3]).toMatch(/^fixed\s+1\s+1\s/);
+    expect(text).toContain('3 training runs, under H0 on their test tasks');
+    expect(text).toMatch(/left out, not training runs: .*eval\n/);
+  });
+
+  it('groups by the settings asked for, writes JSON, and refuses a folder without training runs', async () => {
+    const groups = await printed(() =>
+      runCompare([join(dir, 'runs', 'adaptive-1'), join(dir, 'runs', 'fixed-1')], { by: ['method'], json: true }),
+    );
+    const parsed = JSON.parse(groups) as Array<{
+      settings: Record<string, string>;
+      runs: Array<{ seed: number; dir: string }>;
+    }>;
+    expect(parsed).toHaveLength(1);
+    expect(parsed[0]?.settings).toEqual({ method: 'harness-s' });
+    expect(parsed[0]?.runs.map((run) => run.seed)).toEqual([1, 1]);
+    await expect(runCompare([join(dir, 'pool')])).rejects.toThrow(
+      /no training run \(a folder with a training summary.json\) in/,
+    );
+    await expect(runCompare([join(dir, 'nowhere')])).rejects.toThrow(/nowhere: no such folder/);
+  });
+});

@@ -1,0 +1,216 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { ConfigError, InputError, TrainSummary } from '@harness-s/core';
+import { renderTable } from '../format.js';
+import { meanSpreadText, rescueSuccessRates } from '../report/stats.js';
+
+/** A training run found under the given folders: its summary and the settings it ran with. */
+export interface ComparedRun {
+  dir: string;
+  summary: TrainSummary;
+  /** Flattened settings (`method`, `k`, `router`, `reanchorEvery`, `policy.theta.inspect-table`...). */
+  settings: Record<string, string>;
+}
+
+/** Runs that differ only in these settings compare as seeds of one configuration. */
+const notSettings = new Set([
+  'seed',
+  'concurrency',
+  'out',
+  'resume',
+  'quiet',
+  'db',
+  'sandbox',
+  'redis',
+  'baseUrl',
+  'appworldUrl',
+  'unconfined',
+  'onBatch',
+  'policy.step',
+]);
+
+const rescuingMethods = new Set(['harness-s', 'h0-resample']);
+
+/** Folders a run folder holds that hold no other run. */
+const runParts = new Set(['checkpoints', 'batches', 'node_modules', '.git']);
+
+/** `{a: {b: 1}, c: [1, 2]}` -> `{'a.b': '1', c: '1,2'}`. */
+function flatten(value: unknown, prefix: string, into: Record<string, string>): void {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, item] of Object.entries(value)) flatten(item, prefix ? `${prefix}.${key}` : key, into);
+  } else if (prefix && !notSettings.has(prefix)) {
+    into[prefix] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+}
+
+/**
+ * What a run ran with, from its config.json: the training configuration, the router, the
+ * trainer, the simulated policy's settings, a reproduction's ablation (`variant`), the pool's
+ * size, and the command line it recorded; the seed and how it ran (concurrency, services) left out.
+ */
+export function runSettings(config: Record<string, unknown>): Record<string, string> {
+  const settings: Record<string, string> = {};
+  flatten(config['config'], '', settings);
+  for (const key of ['env', 'router', 'trainer', 'variant'] as const)
+    if (config[key] !== undefined) settings[key] = String(config[key]);
+  if (Array.isArray(config['pool'])) settings['pool'] = `${config['pool'].length} variants`;
+  flatten(config['policy'], 'policy', settings);
+  const flags: Record<string, string> = {};
+  flatten(config['flags'], '', flags);
+  // Flags restate the configuration (`k`, `method`); a pool and a policy are named above.
+  for (const [key, value] of Object.entries(flags))
+    if (!(key in settings) && key !== 'pool' && key !== 'policy' && key !== 'env') settings[key] = value;
+  return settings;
+}
+
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new InputError(`${path}: ${(error as Error).message}`, { code: 'bad-run' });
+  }
+}
+
+/** The folders holding a summary.json under `dir` (itself included), depth-first in name order. */
+async function summaryFolders(dir: string, depth = 0): Promise<string[]> {
+  if (existsSync(join(dir, 'summary.json'))) return [dir];
+  if (depth >= 8) return [];
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const nested = await Promise.all(
+    entries
+      .filter((entry) => entry.isDirectory() && !runParts.has(entry.name))
+      .sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))
+      .map((entry) => summaryFolders(join(dir, entry.name), depth + 1)),
+  );
+  return nested.flat();
+}
+
+/**
+ * The training runs in these folders: each folder is a run, or holds runs at any depth (a
+ * reproduction's `train` folder, a folder of `train --out` runs). Folders with a summary.json that
+ * is not a training run's (an `eval` run's) are counted in `skipped`.
+ */
+export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs: ComparedRun[]; skipped: string[] }> {
+  const runs: ComparedRun[] = [];
+  const skipped: string[] = [];
+  for (const given of dirs) {
+    const dir = resolve(given);
+    if (!existsSync(dir)) throw new ConfigError(`${given}: no such folder`, { code: 'missing-run' });
+    for (const folder of await summaryFolders(dir)) {
+      const parsed = TrainSummary.safeParse(await readJson(join(folder, 'summary.json')));
+      if (!parsed.success) {
+        skipped.push(folder);
+        continue;
+      }
+      const configPath = join(folder, 'config.json');
+      const config = existsSync(configPath) ? ((await readJson(configPath)) as Record<string, unknown>) : {};
+      runs.push({ dir: folder, summary: parsed.data, settings: runSettings(config) });
+    }
+  }
+  return { runs, skipped };
+}
+
+/** Runs grouped by the settings that tell them apart (every seed of a configuration together). */
+export interface ComparedGroup {
+  /** The differing settings' values for this group. */
+  settings: Record<string, string>;
+  runs: ComparedRun[];
+}
+
+/**
+ * Groups runs by the settings that differ between them (`by` names them instead, when given).
+ * Groups keep the order their first run was found in.
+ */
+export function groupRuns(
+  runs: readonly ComparedRun[],
+  by?: readonly string[],
+): { keys: string[]; groups: ComparedGroup[] } {
+  const all = [...new Set(runs.flatMap((run) => Object.keys(run.settings)))];
+  const keys = by ? [...by] : all.filter((key) => new Set(runs.map((run) => run.settings[key] ?? '-')).size > 1);
+  const unknown = (by ?? []).filter((key) => !all.includes(key));
+  if (unknown.length > 0) {
+    const known = all.filter((key) => !key.startsWith('policy.'));
+    throw new ConfigError(
+      `--by: no run has the setting ${unknown.map((key) => `'${key}'`).join(', ')}; they have ${known.join(', ')}${known.length < all.length ? ' and the policy.* settings' : ''}`,
+      { code: 'bad-flag' },
+    );
+  }
+  const groups = new Map<string, ComparedGroup>();
+  for (const run of runs) {
+    const settings = Object.fromEntries(keys.map((key) => [key, run.settings[key] ?? '-']));
+    const id = JSON.stringify(settings);
+    const group = groups.get(id) ?? { settings, runs: [] };
+    group.runs.push(run);
+    groups.set(id, group);
+  }
+  return { keys, groups: [...groups.values()] };
+}
+
+export interface CompareFlags {
+  /** Settings to group by, instead of every setting that differs. */
+  by?: string[];
+  json?: boolean;
+}
+
+/** `harness-s compare DIR...`: training runs side by side, every seed of a configuration as one row. */
+export async function runCompare(dirs: readonly string[], flags: CompareFlags = {}): Promise<ComparedGroup[]> {
+  const { runs, skipped } = await findTrainingRuns(dirs);
+  if (runs.length === 0)
+    throw new ConfigError(`no training run (a folder with a training summary.json) in ${dirs.join(', ')}`, {
+      code: 'missing-run',
+    });
+  const { keys, groups } = groupRuns(runs, flags.by);
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify(
+        groups.map((group) => ({
+          settings: group.settings,
+          runs: group.runs.map((run) => ({ dir: run.dir, ...run.summary })),
+        })),
+        null,
+        2,
+      )}\n`,
+    );
+    return groups;
+  }
+  const k = runs[0]?.summary.evalUnderH0.k ?? 3;
+  const rows = groups.map(({ settings, runs: members }) => {
+    const summaries = members.map((run) => run.summary);
+    return [
+      ...keys.map((key) => settings[key] ?? '-'),
+      String(members.length),
+      summaries.map((summary) => summary.seed).join(','),
+      meanSpreadText(summaries.map((summary) => summary.evalUnderH0.passAtK)),
+      meanSpreadText(summaries.map((summary) => summary.evalUnderH0.avgAtK)),
+      meanSpreadText(summaries.map((summary) => summary.effectiveGroupRate)),
+      meanSpreadText(summaries.map((summary) => summary.rescueTriggerRate)),
+      // Only methods that rescue have a rescue success rate (the others' all-failed groups stay as they are).
+      meanSpreadText(rescueSuccessRates(summaries.filter((summary) => rescuingMethods.has(summary.method)))),
+    ];
+  });
+  const headers = [
+    ...keys,
+    'runs',
+    'seeds',
+    `Pass@${k}`,
+    `Avg@${k}`,
+    'effective groups',
+    'rescue triggered',
+    'rescue success',
+  ];
+  const base = process.cwd();
+  process.stdout.write(
+    `${renderTable(headers, rows, keys.length + 2)}\n` +
+      `${runs.length} training runs, under H0 on their test tasks (mean ± sample std over runs, %)` +
+      (keys.length === 0 ? '; they ran with the same settings' : '') +
+      (skipped.length > 0
+        ? `\nleft out, not training runs: ${skipped
+            .slice(0, 3)
+            .map((dir) => relative(base, dir) || '.')
+            .join(', ')}${skipped.length > 3 ? ` and ${skipped.length - 3} more` : ''}`
+        : '') +
+      '\n',
+  );
+  return groups;
+}
