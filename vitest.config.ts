@@ -1,21 +1,35 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Tests import workspace packages from their sources, so no build is needed to test.
-const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const alias = {
-  '@harness-s/core/testing': source('./packages/core/src/testing/index.ts'),
-  '@harness-s/core': source('./packages/core/src/index.ts'),
-  '@harness-s/harness-dsh': source('./packages/harness-dsh/src/index.ts'),
-  '@harness-s/env-dbbench': source('./packages/env-dbbench/src/index.ts'),
-  '@harness-s/env-appworld': source('./packages/env-appworld/src/index.ts'),
-  '@harness-s/env-swegym': source('./packages/env-swegym/src/index.ts'),
-  '@harness-s/router': source('./packages/router/src/index.ts'),
-  '@harness-s/policy': source('./packages/policy/src/index.ts'),
-  '@harness-s/queue': source('./packages/queue/src/index.ts'),
-  '@harness-s/cli': source('./tools/src/index.ts'),
-  '@harness-s/tests': source('./tests/src/index.ts'),
-};
+// Tests import workspace packages from their sources, so no build is needed to test: every
+// workspace package's exports with a `source` condition become aliases, the longest specifiers
+// first (`@harness-s/core/testing` before `@harness-s/core`, which would otherwise take it as a path).
+const root = fileURLToPath(new URL('.', import.meta.url));
+const readJson = (path: string) => JSON.parse(readFileSync(join(root, path), 'utf8'));
+const workspaceDirs = (readJson('package.json').workspaces as string[]).flatMap((pattern) =>
+  pattern.endsWith('/*')
+    ? readdirSync(join(root, pattern.slice(0, -2)), { withFileTypes: true })
+        .filter(
+          (entry) => entry.isDirectory() && existsSync(join(root, pattern.slice(0, -2), entry.name, 'package.json')),
+        )
+        .map((entry) => join(pattern.slice(0, -2), entry.name))
+    : [pattern],
+);
+const alias = Object.fromEntries(
+  workspaceDirs
+    .flatMap((dir) => {
+      const { name, exports } = readJson(join(dir, 'package.json')) as {
+        name: string;
+        exports?: Record<string, { source?: string }>;
+      };
+      return Object.entries(exports ?? {}).flatMap(([subpath, conditions]) =>
+        conditions.source ? [[join(name, subpath), join(root, dir, conditions.source)] as const] : [],
+      );
+    })
+    .sort(([a], [b]) => b.length - a.length),
+);
 
 export default defineConfig({
   resolve: { alias },
