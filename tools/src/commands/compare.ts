@@ -174,7 +174,9 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
     );
     return groups;
   }
-  const k = runs[0]?.summary.evalUnderH0.k ?? 3;
+  // Runs evaluated with different k are told apart by their evalK column.
+  const ks = new Set(runs.map((run) => run.summary.evalUnderH0.k));
+  const k = ks.size === 1 ? String([...ks][0]) : 'k';
   const rows = groups.map(({ settings, runs: members }) => {
     const summaries = members.map((run) => run.summary);
     return [
