@@ -12,9 +12,9 @@ export function checkProfileTaskCount(count: number): void {
 /**
  * The validation tasks to anchor profiles on when not all of them can be run: `count` of them, each
  * pick the task that adds the most features (category, difficulty, tags) not yet covered, ties
- * broken by a shuffle from `seed`. Once every feature is covered the count starts over, so a larger
- * sample covers each feature more than once before any feature three times. The rankers compare a
- * task with the validation tasks that share its features, so every feature keeps its evidence.
+ * broken by a shuffle from `seed`. Once every feature is covered, covering starts over, so a larger
+ * sample spreads over the features again rather than piling onto the commonest. The rankers compare
+ * a task with the validation tasks that share its features, so every feature keeps its evidence.
  * The same tasks, seed and count give the same sample, in the validation split's order; `count` at
  * or above the number of tasks gives them all.
  */
