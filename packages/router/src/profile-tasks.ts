@@ -11,12 +11,14 @@ export function checkProfileTaskCount(count: number): void {
 
 /**
  * The validation tasks to anchor profiles on when not all of them can be run: `count` of them, each
- * pick the task that adds the most features (category, difficulty, tags) not yet covered, ties
- * broken by a shuffle from `seed`. Once every feature is covered, covering starts over, so a larger
- * sample spreads over the features again rather than piling onto the commonest. The rankers compare
- * a task with the validation tasks that share its features, so every feature keeps its evidence.
- * The same tasks, seed and count give the same sample, in the validation split's order; `count` at
- * or above the number of tasks gives them all.
+ * pick the task that adds the most features (category, difficulty, tags) not yet covered, a feature
+ * counting the more the fewer tasks have it (so a rare category is not left out for a common
+ * difficulty), ties broken by a shuffle from `seed`. Once no task left adds a feature, covering
+ * starts over, so a larger sample spreads over the features again; tasks without features come
+ * last. The rankers compare a task with the validation tasks that share its features, so the
+ * sample keeps evidence for as many features as the count allows (a greedy cover: not always the
+ * smallest). The same tasks, seed and count give the same sample, in the validation split's order;
+ * `count` at or above the number of tasks gives them all.
  */
 export function chooseProfileTasks<T extends Task>(tasks: readonly T[], count: number, seed: number): T[] {
   checkProfileTaskCount(count);
@@ -28,7 +30,10 @@ export function chooseProfileTasks<T extends Task>(tasks: readonly T[], count: n
     const j = random.int(i + 1);
     [order[i], order[j]] = [order[j] as number, order[i] as number];
   }
-  const features = tasks.map((task) => taskFeatures(task));
+  const features = tasks.map((task) => [...new Set(taskFeatures(task))]);
+  // A feature's worth: one over the number of tasks that have it.
+  const holders = new Map<string, number>();
+  for (const feature of features.flat()) holders.set(feature, (holders.get(feature) ?? 0) + 1);
   const chosen = new Set<number>();
   let covered = new Set<string>();
   while (chosen.size < count) {
@@ -36,7 +41,9 @@ export function chooseProfileTasks<T extends Task>(tasks: readonly T[], count: n
     let bestGain = -1;
     for (const index of order) {
       if (chosen.has(index)) continue;
-      const gain = (features[index] ?? []).filter((feature) => !covered.has(feature)).length;
+      const gain = (features[index] ?? [])
+        .filter((feature) => !covered.has(feature))
+        .reduce((sum, feature) => sum + 1 / (holders.get(feature) ?? 1), 0);
       if (gain > bestGain) [best, bestGain] = [index, gain];
     }
     if (bestGain === 0 && covered.size > 0) {

@@ -170,22 +170,20 @@ function deriveProfile(
  * `previous` is multiplied by `discount` and added to `fresh`'s, and the rates, helps, hurts and
  * summaries are derived again. The policy changes slowly, and once it solves most validation
  * tasks a fresh anchor alone barely tells the variants apart on the hard ones that remain; what
- * earlier anchors saw there still counts, less with every anchor. Validation tasks only earlier
- * anchors ran (a fresh anchor on a sample of them) keep their discounted counts. Discount 0 is
- * `fresh` itself.
+ * earlier anchors saw there still counts, less with every anchor. Only `fresh`'s validation tasks
+ * are kept: earlier evidence on tasks the fresh anchor did not run (a sample of them) is stale
+ * there, and would keep its full weight in every rate. Discount 0 is `fresh` itself.
  */
 export function carryOverProfiles(previous: ProfileSet, fresh: ProfileSet, discount: number): ProfileSet {
   if (!(discount >= 0 && discount <= 1)) throw new RangeError(`discount must be in [0, 1], got ${discount}`);
   if (discount === 0 || previous.env !== fresh.env) return fresh;
-  const freshIds = new Set(fresh.tasks.map((task) => task.id));
-  const tasks = [...fresh.tasks, ...previous.tasks.filter((task) => !freshIds.has(task.id))];
-  // Per validation task: the fresh count plus the earlier one at the discount.
+  // Per fresh validation task: the fresh count plus the earlier one at the discount.
   const combine = (
     now: Record<string, TaskOutcome>,
     before: Record<string, TaskOutcome> | undefined,
   ): Record<string, TaskOutcome> =>
     Object.fromEntries(
-      tasks.map((task) => [
+      fresh.tasks.map((task) => [
         task.id,
         {
           attempts: (now[task.id]?.attempts ?? 0) + discount * (before?.[task.id]?.attempts ?? 0),
@@ -205,14 +203,14 @@ export function carryOverProfiles(previous: ProfileSet, fresh: ProfileSet, disco
       { harnessId, parent, direction, description },
       combine(profile.outcomes, earlier?.outcomes),
       h0Outcomes,
-      tasks,
+      fresh.tasks,
       combine(
         evidenceOf(profile, fresh.h0, fresh.tasks),
         earlier ? evidenceOf(earlier, previous.h0, previous.tasks) : undefined,
       ),
     );
   };
-  return { ...fresh, tasks, h0: rebuild(fresh.h0), variants: fresh.variants.map(rebuild) };
+  return { ...fresh, h0: rebuild(fresh.h0), variants: fresh.variants.map(rebuild) };
 }
 
 /** A harness's counts on each task times H0's failure rate there (on the same anchor). */

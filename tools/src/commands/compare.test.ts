@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,5 +128,37 @@ describe('harness-s compare', () => {
       /no training run \(a folder with a training summary.json\) in/,
     );
     await expect(runCompare([join(dir, 'nowhere')])).rejects.toThrow(/nowhere: no such folder/);
+  });
+
+  it('reads the summary over config.json: extended steps, runs without config.json, different evalK kept apart', async () => {
+    const flags = {
+      env: 'dbbench',
+      method: 'grpo',
+      k: 2,
+      batchSize: 2,
+      evalK: 1,
+      concurrency: 4,
+      quiet: true,
+      seed: 1,
+    };
+    const others = join(dir, 'others');
+    // Trained for 1 step, then continued to 2: it ran 2 steps, like a fresh 2-step run.
+    await runTrain({ ...flags, steps: 1, out: join(others, 'extended') });
+    const resume = { resume: join(others, 'extended'), steps: 2, quiet: true } as Parameters<typeof runTrain>[0];
+    await runTrain(resume, new Set(['resume', 'steps', 'quiet']));
+    await runTrain({ ...flags, steps: 2, seed: 2, out: join(others, 'fresh') });
+    // The same run without its config.json, and one evaluated with k 2.
+    await cp(join(others, 'fresh'), join(others, 'bare'), { recursive: true });
+    await rm(join(others, 'bare', 'config.json'));
+    await runTrain({ ...flags, steps: 2, evalK: 2, seed: 3, out: join(others, 'eval-k2') });
+    const groups = await runCompare([others], { by: ['method', 'steps'] });
+    expect(groups.map((group) => [group.settings, group.runs.map((run) => run.summary.seed)])).toEqual([
+      [{ method: 'grpo', steps: '2', evalK: '1' }, [2, 1, 2]],
+      [{ method: 'grpo', steps: '2', evalK: '2' }, [3]],
+    ]);
+    const text = await printed(() => runCompare([others], { by: ['method'] }));
+    expect(text.split('\n')[0]).toMatch(/^method\s+evalK\s+runs\s+seeds\s+Pass@evalK\s+Avg@evalK/);
+    await writeFile(join(others, 'bare', 'config.json'), 'null');
+    await expect(runCompare([others])).rejects.toThrow(/bare\/config.json: not a run's configuration/);
   });
 });

@@ -64,6 +64,21 @@ export function runSettings(config: Record<string, unknown>): Record<string, str
   return settings;
 }
 
+/**
+ * What the summary says of a run over what its config.json says: a run continued with more
+ * `--steps` keeps its first configuration, and a run without config.json has only its summary.
+ */
+function summarySettings(summary: TrainSummary, settings: Record<string, string>): Record<string, string> {
+  return {
+    method: summary.method,
+    env: summary.env,
+    ...settings,
+    k: String(summary.k),
+    steps: String(summary.steps),
+    evalK: String(summary.evalUnderH0.k),
+  };
+}
+
 async function readJson(path: string): Promise<unknown> {
   try {
     return JSON.parse(await readFile(path, 'utf8'));
@@ -104,8 +119,14 @@ export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs:
         continue;
       }
       const configPath = join(folder, 'config.json');
-      const config = existsSync(configPath) ? ((await readJson(configPath)) as Record<string, unknown>) : {};
-      runs.push({ dir: folder, summary: parsed.data, settings: runSettings(config) });
+      const config = existsSync(configPath) ? await readJson(configPath) : {};
+      if (config === null || typeof config !== 'object' || Array.isArray(config))
+        throw new InputError(`${configPath}: not a run's configuration (a JSON object)`, { code: 'bad-run' });
+      runs.push({
+        dir: folder,
+        summary: parsed.data,
+        settings: summarySettings(parsed.data, runSettings(config as Record<string, unknown>)),
+      });
     }
   }
   return { runs, skipped };
@@ -127,7 +148,9 @@ export function groupRuns(
   by?: readonly string[],
 ): { keys: string[]; groups: ComparedGroup[] } {
   const all = [...new Set(runs.flatMap((run) => Object.keys(run.settings)))];
-  const keys = by ? [...by] : all.filter((key) => new Set(runs.map((run) => run.settings[key] ?? '-')).size > 1);
+  const differs = (key: string) => new Set(runs.map((run) => run.settings[key] ?? '-')).size > 1;
+  // Pass@k of different k are not averaged together: runs evaluated otherwise are always told apart.
+  const keys = by ? [...by, ...(differs('evalK') && !by.includes('evalK') ? ['evalK'] : [])] : all.filter(differs);
   const unknown = (by ?? []).filter((key) => !all.includes(key));
   if (unknown.length > 0) {
     const known = all.filter((key) => !key.startsWith('policy.'));
@@ -176,7 +199,7 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
   }
   // Runs evaluated with different k are told apart by their evalK column.
   const ks = new Set(runs.map((run) => run.summary.evalUnderH0.k));
-  const k = ks.size === 1 ? String([...ks][0]) : 'k';
+  const k = ks.size === 1 ? String([...ks][0]) : 'evalK';
   const rows = groups.map(({ settings, runs: members }) => {
     const summaries = members.map((run) => run.summary);
     return [

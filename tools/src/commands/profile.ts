@@ -39,7 +39,8 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
     const splits = await loadTaskSplits(environment, flags.split);
     const source = splits.source;
     if (splits.validation.length === 0) throw new ConfigError(`no validation tasks (${source})`, { code: 'no-tasks' });
-    const validation = flags.tasks ? chooseProfileTasks(splits.validation, flags.tasks, flags.seed) : splits.validation;
+    const validation =
+      flags.tasks !== undefined ? chooseProfileTasks(splits.validation, flags.tasks, flags.seed) : splits.validation;
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };

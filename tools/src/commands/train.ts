@@ -204,6 +204,7 @@ export async function runTrain(
   });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
+  let anchoring: ReturnType<typeof anchoringProgress> | undefined;
   try {
     const h0 = await resolveHarness(flags.env, 'h0');
     const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
@@ -215,6 +216,8 @@ export async function runTrain(
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
     const summarize = profileSummarizer(flags.summarizer, h0, log);
+    // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
+    anchoring = served && !flags.quiet ? anchoringProgress() : undefined;
     const router =
       flags.router === 'random'
         ? new RandomRouter()
@@ -222,14 +225,13 @@ export async function runTrain(
             mode: flags.router === 'fixed' ? 'fixed' : 'adaptive',
             ...(flags.reanchorEvery ? { reanchorEvery: flags.reanchorEvery } : {}),
             ...(flags.profileK ? { profileK: flags.profileK } : {}),
-            ...(flags.profileTasks ? { profileTasks: flags.profileTasks } : {}),
+            ...(flags.profileTasks !== undefined ? { profileTasks: flags.profileTasks } : {}),
             ...(flags.carryOver !== undefined ? { carryOver: flags.carryOver } : {}),
             ...(flags.rescueMemory ? { rescueMemory: true } : {}),
             ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
             rankers: routerRankers(flags.llmRanker, h0, log),
             ...(summarize ? { summarize } : {}),
-            // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
-            ...(served && !flags.quiet ? { onProfiling: anchoringProgress() } : {}),
+            ...(anchoring ? { onProfiling: anchoring.onProfiling } : {}),
             onAnchor: (profiles) =>
               log(`router: profiles anchored on ${profiles.policyVersion} (${profiles.tasks.length} validation tasks)`),
           });
@@ -348,6 +350,8 @@ export async function runTrain(
     );
     return summary;
   } finally {
+    // An interrupted anchoring leaves no live progress bar behind.
+    anchoring?.stop();
     // The run's queue is removed from Redis at the end; a failure to do so must not hide the run's own error.
     await interrupts.releaseAfter(async () => {
       await runner
@@ -364,12 +368,14 @@ export async function runTrain(
  */
 function anchoringProgress() {
   let progress: Progress | undefined;
-  return ({ harnessId, done, total, tasks, step }: ProfilingProgress) => {
+  const stop = () => {
+    progress?.stop();
+    progress = undefined;
+  };
+  const onProfiling = ({ harnessId, done, total, tasks, step }: ProfilingProgress) => {
     progress ??= createProgress(`router: anchoring profiles (step-${step} policy, ${tasks} tasks)`, total);
     progress.update(done, harnessId);
-    if (done === total) {
-      progress.stop();
-      progress = undefined;
-    }
+    if (done === total) stop();
   };
+  return { onProfiling, stop };
 }
