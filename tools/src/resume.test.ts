@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalSummary } from '@harness-s/core';
@@ -163,5 +163,57 @@ describe('--resume keeps the settings the run was started with', () => {
     ).resolves.toMatchObject({
       concurrency: 4,
     });
+  });
+});
+
+describe('the run folder, checked before any work', () => {
+  it('a new run never writes into another run, a pool or a file; --resume needs a run of its own command', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'run-folder-'));
+    const evalFlags = {
+      env: 'dbbench',
+      policy: 'sim',
+      harness: 'h0',
+      k: 1,
+      seed: 0,
+      concurrency: 2,
+      limit: 1,
+      quiet: true,
+    };
+    const run = join(dir, 'eval');
+    await runEval({ ...evalFlags, out: run });
+    const before = await readFile(join(run, 'config.json'), 'utf8');
+    await expect(runEval({ ...evalFlags, k: 2, out: run })).rejects.toThrow(
+      `--out: ${run} already holds a run; a new run needs a new or empty folder, and --resume ${run} continues that one`,
+    );
+    expect(await readFile(join(run, 'config.json'), 'utf8')).toBe(before);
+    const pool = join(dir, 'pool');
+    await mkdir(pool);
+    await writeFile(join(pool, 'index.json'), '{}');
+    await expect(runEval({ ...evalFlags, out: pool })).rejects.toThrow(/--out: .*pool already holds a pool;/);
+    await writeFile(join(dir, 'notes.md'), 'x');
+    await expect(runEval({ ...evalFlags, out: join(dir, 'notes.md') })).rejects.toThrow(
+      /notes\.md is a file, not a folder/,
+    );
+    // An empty folder is a new run's.
+    await mkdir(join(dir, 'empty'));
+    await runEval({ ...evalFlags, out: join(dir, 'empty') });
+
+    const train = {
+      env: 'dbbench',
+      method: 'harness-s',
+      steps: 1,
+      k: 2,
+      batchSize: 2,
+      seed: 0,
+      evalK: 1,
+      concurrency: 2,
+    };
+    await expect(runTrain({ ...train, resume: join(dir, 'nope') })).rejects.toThrow(
+      `--resume: no such folder ${join(dir, 'nope')}`,
+    );
+    await expect(runTrain({ ...train, resume: run })).rejects.toThrow(
+      `--resume: ${run} holds a run of 'harness-s eval', not of 'harness-s train'`,
+    );
+    await expect(runEval({ ...evalFlags, resume: pool })).rejects.toThrow(/pool holds no run \(no config.json\)/);
   });
 });

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError, writeJsonAtomic } from '@harness-s/core';
@@ -13,6 +13,53 @@ const pathFlags = ['data', 'checkpoint', 'pool', 'profiles', 'simConfig'];
 const urlFlags = ['db', 'redis', 'baseUrl'];
 /** What a recorded URL's password became. */
 const hidden = '***';
+
+/**
+ * Checks a run's folder before any work: with `--resume`, that it holds a `command` run (its
+ * config.json says so); otherwise, that `--out` is a new or empty folder, so a new run never
+ * writes into another run, a pool or a file.
+ */
+export async function checkRunFolder(
+  command: 'train' | 'eval',
+  flags: { out?: string; resume?: string },
+): Promise<void> {
+  const given = flags.resume ?? flags.out;
+  if (given === undefined) return;
+  const flag = flags.resume !== undefined ? '--resume' : '--out';
+  const dir = resolve(given);
+  if (!existsSync(dir)) {
+    if (flags.resume !== undefined) throw new ConfigError(`--resume: no such folder ${dir}`, { code: 'bad-flag' });
+    return;
+  }
+  if (!statSync(dir).isDirectory())
+    throw new ConfigError(`${flag}: ${dir} is a file, not a folder`, { code: 'bad-flag' });
+  if (flags.resume === undefined) {
+    if ((await readdir(dir)).length === 0) return;
+    const holds = existsSync(join(dir, 'config.json'))
+      ? 'a run'
+      : existsSync(join(dir, 'index.json'))
+        ? 'a pool'
+        : 'files';
+    throw new ConfigError(
+      `--out: ${dir} already holds ${holds}; a new run needs a new or empty folder${holds === 'a run' ? `, and --resume ${dir} continues that one` : ''}`,
+      { code: 'run-exists' },
+    );
+  }
+  const configPath = join(dir, 'config.json');
+  if (!existsSync(configPath))
+    throw new ConfigError(`--resume: ${dir} holds no run (no config.json)`, { code: 'bad-flag' });
+  let recorded: unknown;
+  try {
+    recorded = (JSON.parse(await readFile(configPath, 'utf8')) as { command?: unknown } | null)?.command;
+  } catch (error) {
+    throw new ConfigError(`--resume: ${configPath}: ${(error as Error).message}`, { code: 'bad-flag' });
+  }
+  if (recorded !== command)
+    throw new ConfigError(
+      `--resume: ${dir} holds ${typeof recorded === 'string' ? `a run of 'harness-s ${recorded}'` : 'no run'}, not of 'harness-s ${command}'`,
+      { code: 'bad-flag' },
+    );
+}
 
 /** The flags given on the command line or by environment variable, not left at their defaults. */
 export function givenFlags(command: Command): Set<string> {

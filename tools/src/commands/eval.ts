@@ -17,7 +17,7 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { checkCheckpointFlags, checkpointSource, policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
-import { flagsForResume, flagsToRecord } from '../resume.js';
+import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
 import { rank1Routing } from '../routing.js';
 import { loadSplitTasks } from '../task-splits.js';
 
@@ -85,6 +85,7 @@ export async function runEval(
   explicit: ReadonlySet<string> = new Set(Object.keys(given)),
 ): Promise<EvalSummary> {
   if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+  await checkRunFolder('eval', given);
   const merged = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, evalChangeable) : given;
   // A run folder's checkpoint is recorded as the snapshot it resolved to: a resume reads that policy.
   checkCheckpointFlags(merged);

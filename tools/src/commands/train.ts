@@ -33,7 +33,7 @@ import {
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
-import { flagsForResume, flagsToRecord, recordResumedFlags } from '../resume.js';
+import { checkRunFolder, flagsForResume, flagsToRecord, recordResumedFlags } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
 export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, Partial<PolicyFlags> {
@@ -185,6 +185,7 @@ export async function runTrain(
   explicit: ReadonlySet<string> = new Set(Object.keys(given)),
 ): Promise<TrainSummary> {
   if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
+  await checkRunFolder('train', given);
   const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, trainChangeable) : given;
   if (given.resume) await keepExtension(resolve(given.resume), flags);
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
