@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import {
   ConfigError,
   type Policy,
@@ -23,6 +23,8 @@ import { jsonDifferences } from './json-differences.js';
 
 export interface PolicyFlags {
   policy: string;
+  /** The environment the policy acts in: a `--checkpoint` must come from a run on it. */
+  env?: string;
   model?: string;
   baseUrl?: string;
   temperature?: number;
@@ -88,7 +90,7 @@ export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;
 export async function policyFromFlags(flags: PolicyFlags & SimulatedSettingsFlags): Promise<Policy> {
   if (flags.checkpoint !== undefined) {
     checkCheckpointFlags(flags);
-    return trainedPolicy(flags.checkpoint);
+    return trainedPolicy(flags.checkpoint, flags.env);
   }
   const sim = flags.sim ?? (await simulatedSettings(flags));
   return createPolicy({ ...flags, ...(sim ? { sim } : {}) });
@@ -193,14 +195,33 @@ export interface CheckpointSource {
  * so a later resume reads the same policy even if the run trains on) or one of its files. Refuses
  * a folder that is no training run, or a run of another trainer, naming what it found.
  */
-export async function checkpointSource(path: string): Promise<CheckpointSource> {
+export async function checkpointSource(path: string, env?: string): Promise<CheckpointSource> {
   const target = resolve(path);
   if (!existsSync(target)) throw new ConfigError(`--checkpoint ${path}: no such file or folder`, { code: 'bad-flag' });
   const folder = statSync(target).isDirectory();
+  if (!folder && !/^(policy-step-\d+|latest)\.json$/.test(basename(target)))
+    throw new ConfigError(
+      `--checkpoint ${path}: give a training run's folder or one of its policy snapshots (checkpoints/policy-step-N.json, checkpoints/latest.json)`,
+      { code: 'bad-flag' },
+    );
   const runDir = folder ? target : resolve(target, '..', '..');
   let cutFrom: string | undefined;
   if (existsSync(join(runDir, trainFiles.config))) {
-    const config = (await readTrainConfig(runDir)) as { trainer?: unknown; splits?: unknown };
+    const config = (await readTrainConfig(runDir)) as {
+      command?: unknown;
+      env?: unknown;
+      trainer?: unknown;
+      splits?: unknown;
+    };
+    if (config.command !== undefined && config.command !== 'train')
+      throw new ConfigError(
+        `--checkpoint ${path}: ${runDir} holds a run of 'harness-s ${String(config.command)}', not a training run`,
+        { code: 'bad-flag' },
+      );
+    if (env !== undefined && config.env !== undefined && config.env !== env)
+      throw new ConfigError(`--checkpoint ${path}: the run trained on ${String(config.env)}, not on ${env}`, {
+        code: 'bad-flag',
+      });
     if (config.trainer !== 'sim-grpo')
       throw new ConfigError(
         `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here`,
@@ -228,8 +249,8 @@ export async function checkpointSource(path: string): Promise<CheckpointSource> 
  * checkpoint) or one of its files `checkpoints/policy-step-N.json` / `checkpoints/latest.json`.
  * Refuses a folder that is no training run, or a run of another trainer, naming what it found.
  */
-export async function trainedPolicy(path: string): Promise<SimulatedPolicy> {
-  const { file } = await checkpointSource(path);
+export async function trainedPolicy(path: string, env?: string): Promise<SimulatedPolicy> {
+  const { file } = await checkpointSource(path, env);
   const saved = parseWith(SavedTrainer, await readJson(file), file);
   const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
   trainer.restore(saved.trainer);

@@ -88,5 +88,29 @@ describe('eval --checkpoint', () => {
     await expect(runEval({ ...flags, checkpoint: dir, policy: 'oracle' })).rejects.toThrow(
       /--checkpoint holds a trained simulated policy; --policy is 'oracle'/,
     );
+    // A run of another environment, an evaluation run, a file that is no policy snapshot.
+    const run = join(dir, 'run');
+    await runTrain({
+      env: 'dbbench',
+      method: 'grpo',
+      steps: 1,
+      k: 2,
+      batchSize: 2,
+      seed: 1,
+      evalK: 1,
+      concurrency: 2,
+      quiet: true,
+      out: run,
+    });
+    await expect(runEval({ ...flags, env: 'appworld', checkpoint: run })).rejects.toThrow(
+      /--checkpoint .*run: the run trained on dbbench, not on appworld/,
+    );
+    await runEval({ ...flags, limit: 1, out: join(dir, 'evaluated') });
+    await expect(runEval({ ...flags, checkpoint: join(dir, 'evaluated') })).rejects.toThrow(
+      /evaluated holds a run of 'harness-s eval', not a training run/,
+    );
+    await expect(runEval({ ...flags, checkpoint: join(run, 'config.json') })).rejects.toThrow(
+      /give a training run's folder or one of its policy snapshots/,
+    );
   });
 });

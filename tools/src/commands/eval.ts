@@ -89,7 +89,7 @@ export async function runEval(
   const merged = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, evalChangeable) : given;
   // A run folder's checkpoint is recorded as the snapshot it resolved to: a resume reads that policy.
   checkCheckpointFlags(merged);
-  const source = merged.checkpoint ? await checkpointSource(merged.checkpoint) : undefined;
+  const source = merged.checkpoint ? await checkpointSource(merged.checkpoint, merged.env) : undefined;
   const flags = source ? { ...merged, checkpoint: source.file } : merged;
   const attempts = flags.attempts ?? flags.k;
   if (!Number.isInteger(attempts) || attempts < flags.k)
