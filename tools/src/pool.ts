@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, type Harness } from '@harness-s/core';
@@ -36,6 +37,16 @@ async function validationSuccesses(dir: string): Promise<Map<string, number>> {
  * protocol compliance) by the harness package, and a bad file is named with its field.
  */
 export async function loadPoolHarnesses(dir: string, env: string): Promise<Harness[]> {
+  if (
+    existsSync(join(dir, 'config.json')) &&
+    (existsSync(join(dir, 'summary.json')) || existsSync(join(dir, 'checkpoints')))
+  )
+    throw new ConfigError(
+      `--pool: ${dir} is a run's folder, not a pool (a folder of variant files, as evolve writes)`,
+      {
+        code: 'bad-pool',
+      },
+    );
   const specs = (await loadPool(dir)).filter((spec) => spec.parent !== null && spec.env === env);
   if (specs.length === 0) throw new ConfigError(`--pool: ${dir} holds no variant for env ${env}`, { code: 'bad-pool' });
   const successes = await validationSuccesses(dir);

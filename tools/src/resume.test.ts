@@ -215,5 +215,9 @@ describe('the run folder, checked before any work', () => {
       `--resume: ${run} holds a run of 'harness-s eval', not of 'harness-s train'`,
     );
     await expect(runEval({ ...evalFlags, resume: pool })).rejects.toThrow(/pool holds no run \(no config.json\)/);
+    // A run's folder given as a pool.
+    await expect(runTrain({ ...train, pool: run, out: join(dir, 'train') })).rejects.toThrow(
+      `--pool: ${run} is a run's folder, not a pool (a folder of variant files, as evolve writes)`,
+    );
   });
 });
