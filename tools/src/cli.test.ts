@@ -49,6 +49,7 @@ describe('harness-s flags', () => {
     const written = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       await expect(runTrain({ ...train, rescue: '8y1' })).rejects.toThrow(/--rescue must look like 8x1/);
+      await expect(runTrain({ ...train, rescue: '9x0' })).rejects.toThrow(/each at least 1\), got '9x0'/);
       await expect(runTrain({ ...train, method: 'harness-s' })).rejects.toThrow(/harness-s needs a sibling pool/);
       await expect(runTrain({ ...train, method: 'mixture' })).rejects.toThrow(/mixture needs a sibling pool/);
       // Not a line of training: no tasks loaded, nothing started.

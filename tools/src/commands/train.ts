@@ -157,9 +157,11 @@ async function keepExtension(dir: string, flags: TrainFlags): Promise<void> {
 
 /** `8x1` -> 8 variants x 1 attempt. */
 function parseShape(text: string): { variants: number; attemptsPerVariant: number } {
-  const match = /^(\d+)x(\d+)$/.exec(text);
+  const match = /^([1-9]\d*)x([1-9]\d*)$/.exec(text);
   if (!match)
-    throw new ConfigError(`--rescue must look like 8x1 (variants x attempts), got '${text}'`, { code: 'bad-flag' });
+    throw new ConfigError(`--rescue must look like 8x1 (variants x attempts, each at least 1), got '${text}'`, {
+      code: 'bad-flag',
+    });
   return { variants: Number(match[1]), attemptsPerVariant: Number(match[2]) };
 }
 
