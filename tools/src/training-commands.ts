@@ -119,9 +119,10 @@ export function addTrainingCommands(program: Command): void {
     .argument('<run-dir>', 'a training run folder')
     .option('--out <file>', 'output file (default RUN_DIR/batches-<context>.jsonl)')
     .addOption(
-      new Option('--context <how>', 'messages as rendered, or re-rendered under H0')
-        .choices(['variant', 'h0'])
-        .default('variant'),
+      new Option(
+        '--context <how>',
+        "messages as rendered, or re-rendered under H0 (default: as the run trained on them: its --rescue-context; a mixture's as rendered)",
+      ).choices(['variant', 'h0']),
     )
     .option('--all', 'also attempts that were not retained (replaced by rescue)')
     .action(async (run: string, flags) => {

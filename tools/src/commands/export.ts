@@ -1,5 +1,6 @@
-import { open } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import {
   ConfigError,
   readJson,
@@ -26,7 +27,14 @@ export interface ExportFlags {
  */
 export async function runExport(flags: ExportFlags): Promise<{ path: string; examples: number }> {
   const dir = resolve(flags.run);
-  const config = (await readJson(join(dir, 'config.json'))) as { command?: string; env?: string };
+  if (!existsSync(dir)) throw new ConfigError(`export: no such folder ${dir}`, { code: 'missing-run' });
+  if (!existsSync(join(dir, 'config.json')))
+    throw new ConfigError(`${dir} is not a training run (it has no config.json)`, { code: 'not-a-train-run' });
+  const config = (await readJson(join(dir, 'config.json'))) as {
+    command?: string;
+    env?: string;
+    config?: { method?: string; rescueContext?: 'variant' | 'h0' };
+  };
   if (config.command !== 'train' || !config.env) {
     throw new ConfigError(`${dir} is not a training run (config.json has no command 'train')`, {
       code: 'not-a-train-run',
@@ -35,9 +43,12 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   const trajectories = (await readTrajectories(dir)).filter(
     (trajectory) => trajectory.training && (flags.all || trajectory.training.retained) && trajectory.evaluation,
   );
-  const context = flags.context ?? 'variant';
+  // By default what the run trained on: rescued attempts in its rescue context; a mixture's as rendered.
+  const context =
+    flags.context ?? (config.config?.method === 'mixture' ? 'variant' : (config.config?.rescueContext ?? 'variant'));
   const environment = createEnvironment(config.env);
   const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
+  await mkdir(dirname(path), { recursive: true });
   const handle = await open(path, 'w');
   try {
     const h0 = await resolveHarness(config.env, 'h0');

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { EvalSummary, InputError, parseWith, readTrajectories } from '@harness-s/core';
 import { renderEvalPage } from './eval-page.js';
 import { type PageOptions, renderPage } from './page.js';
@@ -48,7 +48,9 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
  */
 export async function writeReport(runDir: string, options: ReportOptions = {}): Promise<string> {
   const path = resolve(options.out ?? join(runDir, 'report.html'));
-  await writeFile(path, await renderReport(runDir, options));
+  const html = await renderReport(runDir, options);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, html);
   return path;
 }
 

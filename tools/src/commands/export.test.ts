@@ -1,0 +1,80 @@
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TrainingExample } from '@harness-s/core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { runEval } from './eval.js';
+import { runExport } from './export.js';
+import { runTrain } from './train.js';
+
+const examples = async (path: string) =>
+  (await readFile(path, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as TrainingExample);
+
+describe('harness-s export', () => {
+  let dir = '';
+  let run = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'harness-s-export-'));
+    const pool = join(dir, 'pool');
+    await mkdir(pool);
+    await writePool(pool);
+    run = join(dir, 'run');
+    await runTrain({
+      env: 'dbbench',
+      method: 'harness-s',
+      pool,
+      steps: 2,
+      k: 2,
+      batchSize: 4,
+      seed: 3,
+      evalK: 1,
+      concurrency: 4,
+      quiet: true,
+      out: run,
+    });
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes the retained attempts as the run trained on them by default, or as asked', async () => {
+    const byDefault = await runExport({ run });
+    // The run re-rendered its rescued attempts under H0 (the default rescue context).
+    expect(byDefault.path).toBe(join(run, 'batches-h0.jsonl'));
+    const h0 = await examples(byDefault.path);
+    expect(h0).toHaveLength(byDefault.examples);
+    expect(h0.length).toBe(2 * 4 * 2);
+    expect(h0.every((example) => example.context === 'h0')).toBe(true);
+    const asRendered = await runExport({ run, context: 'variant', out: join(dir, 'nested', 'deeper', 'b.jsonl') });
+    expect((await examples(asRendered.path)).every((example) => example.context === 'variant')).toBe(true);
+    const all = await runExport({ run, all: true, out: join(dir, 'all.jsonl') });
+    expect(all.examples).toBeGreaterThanOrEqual(h0.length);
+  });
+
+  it('names a missing folder and a folder that is no training run', async () => {
+    await expect(runExport({ run: join(dir, 'nope') })).rejects.toThrow(`export: no such folder ${join(dir, 'nope')}`);
+    await expect(runExport({ run: join(dir, 'pool') })).rejects.toThrow(
+      /pool is not a training run \(it has no config.json\)/,
+    );
+    await runEval({
+      env: 'dbbench',
+      policy: 'sim',
+      harness: 'h0',
+      k: 1,
+      seed: 0,
+      concurrency: 2,
+      limit: 1,
+      quiet: true,
+      out: join(dir, 'eval'),
+    });
+    await expect(runExport({ run: join(dir, 'eval') })).rejects.toThrow(
+      /eval is not a training run \(config.json has no command 'train'\)/,
+    );
+  });
+});
