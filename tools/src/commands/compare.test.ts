@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePool } from '../__fixtures__/dbbench-pool.js';
-import { groupRuns, runCompare, runSettings } from './compare.js';
+import { findTrainingRuns, groupRuns, runCompare, runSettings } from './compare.js';
 import { runEval } from './eval.js';
 import { runTrain } from './train.js';
 
@@ -110,6 +110,13 @@ describe('harness-s compare', () => {
     expect(lines[2]).toMatch(/^adaptive\s+2\s+1,2\s/);
     expect(lines[3]).toMatch(/^fixed\s+1\s+1\s/);
     expect(text).toContain('3 training runs, under H0 on their test tasks');
+    // One name for one setup: the router as --router names it, the rescue shape with its default.
+    const { runs } = await findTrainingRuns([join(dir, 'runs')]);
+    expect(runs.map((run) => [run.settings['router'], run.settings['rescue']])).toEqual([
+      ['adaptive', '2x1'],
+      ['adaptive', '2x1'],
+      ['fixed', '2x1'],
+    ]);
     expect(text).toMatch(/left out, not training runs: .*eval\n/);
   });
 
@@ -158,6 +165,11 @@ describe('harness-s compare', () => {
     ]);
     const text = await printed(() => runCompare([others], { by: ['method'] }));
     expect(text.split('\n')[0]).toMatch(/^method\s+evalK\s+runs\s+seeds\s+Pass@evalK\s+Avg@evalK/);
+    // Methods that neither route nor rescue have neither setting.
+    const { runs } = await findTrainingRuns([others]);
+    expect(runs.every((run) => run.settings['router'] === undefined && run.settings['rescue'] === undefined)).toBe(
+      true,
+    );
     await writeFile(join(others, 'bare', 'config.json'), 'null');
     await expect(runCompare([others])).rejects.toThrow(/bare\/config.json: not a run's configuration/);
   });

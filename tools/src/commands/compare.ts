@@ -32,6 +32,9 @@ const notSettings = new Set([
 
 const rescuingMethods = new Set(['harness-s', 'h0-resample']);
 
+/** Mean ± spread in percent, `-` where there is nothing (as in the settings columns). */
+const rates = (values: readonly number[]): string => (values.length > 0 ? meanSpreadText(values) : '-');
+
 /** Folders a run folder holds that hold no other run. */
 const runParts = new Set(['checkpoints', 'batches', 'node_modules', '.git']);
 
@@ -69,7 +72,7 @@ export function runSettings(config: Record<string, unknown>): Record<string, str
  * `--steps` keeps its first configuration, and a run without config.json has only its summary.
  */
 function summarySettings(summary: TrainSummary, settings: Record<string, string>): Record<string, string> {
-  return {
+  const merged: Record<string, string> = {
     method: summary.method,
     env: summary.env,
     ...settings,
@@ -77,6 +80,18 @@ function summarySettings(summary: TrainSummary, settings: Record<string, string>
     steps: String(summary.steps),
     evalK: String(summary.evalUnderH0.k),
   };
+  // One name for one setup: the router as `train --router` names it, and only where it routes;
+  // the rescue shape as `--rescue` writes it, its default (K x 1) included, only where it rescues.
+  const router = merged['router']?.replace(/^adaptive-/, '');
+  delete merged['router'];
+  const shape = merged['rescue.variants']
+    ? `${merged['rescue.variants']}x${merged['rescue.attemptsPerVariant'] ?? 1}`
+    : `${summary.k}x1`;
+  delete merged['rescue.variants'];
+  delete merged['rescue.attemptsPerVariant'];
+  if (summary.method === 'harness-s') merged['router'] = router ?? 'adaptive';
+  if (rescuingMethods.has(summary.method)) merged['rescue'] = shape;
+  return merged;
 }
 
 async function readJson(path: string): Promise<unknown> {
@@ -205,13 +220,13 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
     return [
       ...keys.map((key) => settings[key] ?? '-'),
       String(members.length),
-      summaries.map((summary) => summary.seed).join(','),
-      meanSpreadText(summaries.map((summary) => summary.evalUnderH0.passAtK)),
-      meanSpreadText(summaries.map((summary) => summary.evalUnderH0.avgAtK)),
-      meanSpreadText(summaries.map((summary) => summary.effectiveGroupRate)),
-      meanSpreadText(summaries.map((summary) => summary.rescueTriggerRate)),
+      [...new Set(summaries.map((summary) => summary.seed))].sort((a, b) => a - b).join(','),
+      rates(summaries.map((summary) => summary.evalUnderH0.passAtK)),
+      rates(summaries.map((summary) => summary.evalUnderH0.avgAtK)),
+      rates(summaries.map((summary) => summary.effectiveGroupRate)),
+      rates(summaries.map((summary) => summary.rescueTriggerRate)),
       // Only methods that rescue have a rescue success rate (the others' all-failed groups stay as they are).
-      meanSpreadText(rescueSuccessRates(summaries.filter((summary) => rescuingMethods.has(summary.method)))),
+      rates(rescueSuccessRates(summaries.filter((summary) => rescuingMethods.has(summary.method)))),
     ];
   });
   const headers = [
