@@ -346,7 +346,10 @@ export async function runTrain(
             percent(summary.effectiveGroupRate),
             percent(summary.effectiveTokenShare),
             percent(summary.rescueTriggerRate),
-            percent(summary.rescueSuccessRate),
+            // grpo and mixture never rescue: their all-failed groups count as triggers, with no success rate.
+            summary.method === 'harness-s' || summary.method === 'h0-resample'
+              ? percent(summary.rescueSuccessRate)
+              : '-',
           ],
         ],
       )}\n${variantsLine(summary)}Run folder: ${dir}\n${await reportLine(dir)}`,
