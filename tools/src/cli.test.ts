@@ -37,6 +37,17 @@ describe('harness-s flags', () => {
     expect(await parseError(['train', '--carry-over', 'half'])).toMatch(/--carry-over must be a number, got 'half'/);
   });
 
+  it('prints its version', async () => {
+    let printed = '';
+    const program = createProgram();
+    program.exitOverride().configureOutput({ writeOut: (text) => (printed += text) });
+    await expect(program.parseAsync(['node', 'harness-s', '--version'])).rejects.toBeInstanceOf(CommanderError);
+    const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(printed.trim()).toBe(manifest.version);
+  });
+
   it('refuses an openai policy without an endpoint, and unknown task ids', async () => {
     await expect(runEval({ ...base, policy: 'openai' })).rejects.toThrow(/--policy openai needs --base-url/);
     await expect(runEval({ ...base, policy: 'oracle', tasks: ['dev-999'] })).rejects.toThrow(

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { runCleanup } from './commands/cleanup.js';
 import { runCompare } from './commands/compare.js';
@@ -29,11 +31,18 @@ import { givenFlags } from './resume.js';
 import { addRouterCommands } from './router-commands.js';
 import { addTrainingCommands } from './training-commands.js';
 
+/** The version in the command line package's package.json (one folder above `src` and `dist`). */
+function cliVersion(): string {
+  const manifest = fileURLToPath(new URL('../package.json', import.meta.url));
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
 /** The `harness-s` command line, built fresh so tests can parse arguments in process. */
 export function createProgram(): Command {
   const program = new Command()
     .name('harness-s')
     .description('Train and evaluate LLM agents with sibling harnesses.')
+    .version(cliVersion(), '-V, --version', 'print the version of harness-s')
     .showHelpAfterError('(run with --help for usage)');
 
   addModelOptions(
