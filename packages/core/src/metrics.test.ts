@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mean, meanAvgAtK, meanPassAtK, passAtK, sampleStdDev } from './metrics.js';
+import { countOf, mean, meanAvgAtK, meanPassAtK, passAtK, sampleStdDev } from './metrics.js';
 
 /** C(n, k) by multiplication, for checking the estimator against its definition. */
 function choose(n: number, k: number): number {
@@ -74,5 +74,14 @@ describe('mean and sample standard deviation', () => {
     expect(sampleStdDev([])).toBe(0);
     expect(sampleStdDev([0.4])).toBe(0);
     expect(mean([])).toBe(0);
+  });
+});
+
+describe('counts in text', () => {
+  it('name the noun in the plural unless the count is one', () => {
+    expect(countOf(1, 'round')).toBe('1 round');
+    expect(countOf(0, 'task')).toBe('0 tasks');
+    expect(countOf(3, 'step')).toBe('3 steps');
+    expect(countOf(2, 'index', 'indices')).toBe('2 indices');
   });
 });

@@ -54,3 +54,7 @@ export function meanAvgAtK(outcomes: readonly TaskOutcome[]): number {
 
 /** A fraction as a percentage for people, e.g. `0.4567` -> `45.67%` (`digits` after the point). */
 export const formatPercent = (fraction: number, digits = 2): string => `${(fraction * 100).toFixed(digits)}%`;
+
+/** `1 step`, `3 steps`: a count and its noun, the noun plural unless the count is 1 (`plural` when not just +s). */
+export const countOf = (count: number, noun: string, plural = `${noun}s`): string =>
+  `${count} ${count === 1 ? noun : plural}`;

@@ -1,4 +1,5 @@
 import {
+  countOf,
   type Environment,
   evaluate,
   type Harness,
@@ -103,7 +104,7 @@ export function templateSummary(profile: Omit<HarnessProfile, 'summary' | 'summa
   const direction = profile.direction ? ` for ${profile.direction}` : '';
   return (
     `${profile.harnessId}${direction}: success ${(profile.successRate * 100).toFixed(0)}% vs H0 ${(h0Rate * 100).toFixed(0)}%; ` +
-    `helps on ${profile.helps.length} tasks H0 fails, hurts on ${profile.hurts.length} tasks H0 solves` +
+    `helps on ${countOf(profile.helps.length, 'task')} H0 fails, hurts on ${countOf(profile.hurts.length, 'task')} H0 solves` +
     (strongest.length ? `; strongest on ${strongest.join(', ')}` : '')
   );
 }

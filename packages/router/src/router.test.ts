@@ -41,7 +41,7 @@ describe('behaviour profiles', () => {
     expect(good2?.hurts).toEqual([]);
     expect(profiles.variants.find((profile) => profile.harnessId === 'bad')?.hurts).toEqual(['count-1']);
     expect(good2?.outcomes['count-2']).toEqual({ attempts: 2, successes: 2 });
-    expect(good2?.summary).toMatch(/helps on 1 tasks H0 fails, hurts on 0 tasks H0 solves/);
+    expect(good2?.summary).toMatch(/helps on 1 task H0 fails, hurts on 0 tasks H0 solves/);
     expect(profiles.policyVersion).toBe('v1');
   });
 });

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, type Environment, type Task } from '@harness-s/core';
+import { ConfigError, countOf, type Environment, type Task } from '@harness-s/core';
 import {
   baseHarnessSpec,
   type ChangeProposer,
@@ -91,7 +91,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
     }
     const out = resolve(flags.out);
     log(
-      `Evolving ${base.id} on ${flags.env} (${label}: ${tasks.length} tasks) with ${policy.id}: ${flags.rounds} rounds, ` +
+      `Evolving ${base.id} on ${flags.env} (${label}: ${tasks.length} tasks) with ${policy.id}: ${countOf(flags.rounds, 'round')}, ` +
         `k=${flags.k} paired attempts, solved = ${flags.solved}, analyser ${analyser?.id ?? 'built-in'}; pool in ${out}`,
     );
 
@@ -184,7 +184,7 @@ export function formatPoolSummary(summary: PoolSummary): string {
   const count = (fraction: number) => `${Math.round(fraction * total)}/${total}`;
   return [
     '',
-    `${summary.env}/${summary.split} | ${total} tasks | k=${summary.k} | solved = ${summary.solvedRule} | ${summary.rounds} rounds | ${summary.poolSize} variants (${summary.rejected} rejected)`,
+    `${summary.env}/${summary.split} | ${total} tasks | k=${summary.k} | solved = ${summary.solvedRule} | ${countOf(summary.rounds, 'round')} | ${summary.poolSize} variants (${summary.rejected} rejected)`,
     table,
     '',
     `H0 coverage          ${percent(summary.h0Coverage)} (${count(summary.h0Coverage)})`,

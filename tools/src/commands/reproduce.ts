@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, type Harness, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, countOf, type Harness, writeJsonAtomic } from '@harness-s/core';
 import { parseDatabaseUrl } from '@harness-s/env-dbbench';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
@@ -108,7 +108,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
       log(`${env}: sibling pool loaded from ${from}`);
     } else {
       log(
-        `${env}: evolving the sibling pool (${budget.evolveRounds} rounds) on ${splits.train.length + splits.validation.length} development tasks`,
+        `${env}: evolving the sibling pool (${countOf(budget.evolveRounds, 'round')}) on ${splits.train.length + splits.validation.length} development tasks`,
       );
       await runEvolve({
         env,
@@ -254,7 +254,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   log(
     `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy${settingsText ? ` (${settingsText})` : ''}: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}${studyReps ? `, rescue studies of ${studyReps} groups per task and step` : ''}, ${jobs} at a time`,
   );
-  const progress = flags.quiet ? undefined : createProgress('training', totalSteps);
+  const progress = flags.quiet ? undefined : createProgress('training steps', totalSteps);
   let stepsDone = 0;
   const onStep = (label: string) => {
     stepsDone += 1;

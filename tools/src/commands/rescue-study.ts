@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   ConfigError,
+  countOf,
   deriveSeed,
   type Environment,
   formatZodError,
@@ -340,7 +341,7 @@ export function formatRescueStudy(result: RescueStudyResult): string {
   ]);
   const { full, half } = studyShapes(result.variants);
   return [
-    `Rescue success on all-failed H0 groups (${result.env}, K = ${result.k}, ${result.reps} groups per task, same attempts for every arm)`,
+    `Rescue success on all-failed H0 groups (${result.env}, K = ${result.k}, ${countOf(result.reps, 'group')} per task, same attempts for every arm)`,
     renderTable(
       ['step', 'all-failed', ...arms.map(([, heading]) => heading), 'adaptive vs fixed', `${full} vs ${half}`],
       rows,

@@ -5,6 +5,7 @@ import {
   BatchExportTrainer,
   Checkpoint,
   ConfigError,
+  countOf,
   parseWith,
   RandomRouter,
   readJson,
@@ -268,7 +269,7 @@ export async function runTrain(
         );
     log(
       `Training ${flags.method} on ${flags.env}: ${tasks.train.length} train / ${tasks.test.length} test tasks (${tasks.source}), ` +
-        `${flags.steps} steps x ${flags.batchSize} tasks x ${flags.k} attempts, pool ${pool.length}, seed ${flags.seed}` +
+        `${countOf(flags.steps, 'step')} x ${countOf(flags.batchSize, 'task')} x ${countOf(flags.k, 'attempt')}, pool ${pool.length}, seed ${flags.seed}` +
         (served
           ? `; policy ${served.id} (${served.version}), batches to ${join(dir, 'batches')}${flags.onBatch ? ', each handed to --on-batch' : ''}`
           : simulatedSettingsText(sim)

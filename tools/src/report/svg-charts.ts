@@ -1,3 +1,4 @@
+import { countOf } from '@harness-s/core';
 import { coordinate as c, escapeHtml } from './html.js';
 import type { CurvePoint } from './stats.js';
 
@@ -201,7 +202,7 @@ export function divergingBarChart(frame: ChartFrame, rows: readonly DivergingRow
         row.detail
           ? `<text class="row-detail" x="${labelWidth}" y="${c(middle + 11)}" text-anchor="end">${escapeHtml(row.detail)}</text>`
           : ''
-      }<rect class="bar hurts" x="${c(zero - hurt)}" y="${c(middle - 8)}" width="${c(Math.max(hurt, 1.5))}" height="16"><title>${escapeHtml(`${row.label}: hurts on ${row.hurts} tasks H0 solves`)}</title></rect><rect class="bar helps" x="${c(zero)}" y="${c(middle - 8)}" width="${c(Math.max(help, 1.5))}" height="16"><title>${escapeHtml(`${row.label}: helps on ${row.helps} tasks H0 fails`)}</title></rect><text class="value" x="${c(zero - hurt - 5)}" y="${c(middle + 4)}" text-anchor="end">${row.hurts}</text><text class="value" x="${c(zero + help + 5)}" y="${c(middle + 4)}">${row.helps}</text></g>`;
+      }<rect class="bar hurts" x="${c(zero - hurt)}" y="${c(middle - 8)}" width="${c(Math.max(hurt, 1.5))}" height="16"><title>${escapeHtml(`${row.label}: hurts on ${countOf(row.hurts, 'task')} H0 solves`)}</title></rect><rect class="bar helps" x="${c(zero)}" y="${c(middle - 8)}" width="${c(Math.max(help, 1.5))}" height="16"><title>${escapeHtml(`${row.label}: helps on ${countOf(row.helps, 'task')} H0 fails`)}</title></rect><text class="value" x="${c(zero - hurt - 5)}" y="${c(middle + 4)}" text-anchor="end">${row.hurts}</text><text class="value" x="${c(zero + help + 5)}" y="${c(middle + 4)}">${row.helps}</text></g>`;
     })
     .join('');
   const axis = `<line class="axis" x1="${c(zero)}" x2="${c(zero)}" y1="${margin.top - 4}" y2="${c(chartHeight - 30)}"/><text class="axis-label" x="${c(zero - 8)}" y="${c(chartHeight - 10)}" text-anchor="end">← hurts: H0 solves, it fails</text><text class="axis-label" x="${c(zero + 8)}" y="${c(chartHeight - 10)}">helps: H0 fails, it solves →</text>`;
