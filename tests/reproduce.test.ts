@@ -117,7 +117,7 @@ describe('harness-s reproduce', () => {
     const interrupted = join(base, 'interrupted');
     const once = [...quick, '--jobs', '2', '--pools', join(parallel, 'pools'), '--out', interrupted, '--no-report'];
     const stopped = await runAndInterrupt(once, () => savedRecords(join(interrupted, 'results.json')) >= 1);
-    expect(stopped.code, stopped.stderr).toBe(2);
+    expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).toMatch(
       /interrupted; finished runs .* to continue, run reproduce again with the same flags and --out /,
     );

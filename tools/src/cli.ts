@@ -1,16 +1,27 @@
 #!/usr/bin/env node
 import { HarnessError } from '@harness-s/core';
+import { CommanderError } from 'commander';
 import { loadPlugins } from './plugins.js';
 import { createProgram } from './program.js';
 
+/**
+ * Exit codes: 0 done; 1 an infrastructure error (a service, a container, a network call); 2 any
+ * other error (a bad flag or value, bad input data, a folder that is not what the command needs);
+ * 130 interrupted (Ctrl-C or SIGTERM), the run's work kept for `--resume`.
+ */
 try {
   // Plug-ins first: their environments are among --env's choices.
   await loadPlugins();
-  await createProgram().parseAsync(process.argv);
+  const program = createProgram();
+  // Commander's own usage errors (an unknown flag, a value out of its choices) exit 2 like ours.
+  for (const command of [program, ...program.commands]) command.exitOverride();
+  await program.parseAsync(process.argv);
 } catch (error) {
-  if (HarnessError.isInstance(error)) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (HarnessError.isInstance(error)) {
     process.stderr.write(`harness-s: error: ${error.message}\n`);
-    process.exitCode = error.category === 'infrastructure' ? 1 : 2;
+    process.exitCode = error.code === 'interrupted' ? 130 : error.category === 'infrastructure' ? 1 : 2;
   } else {
     throw error;
   }

@@ -189,9 +189,9 @@ export function createProgram(): Command {
   program
     .command('report')
     .description(
-      'Write a self-contained HTML report of a reproduction or training run folder: tables, training curves, router and variant charts, rescued trajectories side by side.',
+      'Write a self-contained HTML report of a reproduction, training or evaluation run folder: tables, training curves, router and variant charts, rescued trajectories side by side; for an evaluation, its rates and the attempts at each task.',
     )
-    .argument('<run-dir>', 'a folder written by reproduce (or a single train run folder)')
+    .argument('<run-dir>', 'a folder written by reproduce, train or eval')
     .option('--out <file>', 'output file (default RUN_DIR/report.html)')
     .action(async (run: string, flags) => {
       await runReport({ run, ...flags });

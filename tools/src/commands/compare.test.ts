@@ -135,6 +135,8 @@ describe('harness-s compare', () => {
       /no training run \(a folder with a training summary.json\) in/,
     );
     await expect(runCompare([join(dir, 'nowhere')])).rejects.toThrow(/nowhere: no such folder/);
+    await writeFile(join(dir, 'notes.md'), 'x');
+    await expect(runCompare([join(dir, 'notes.md')])).rejects.toThrow(/notes\.md: a file, not a folder/);
   });
 
   it('reads the summary over config.json: extended steps, runs without config.json, different evalK kept apart', async () => {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError, InputError, TrainSummary } from '@harness-s/core';
@@ -127,6 +127,10 @@ export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs:
   for (const given of dirs) {
     const dir = resolve(given);
     if (!existsSync(dir)) throw new ConfigError(`${given}: no such folder`, { code: 'missing-run' });
+    if (!statSync(dir).isDirectory())
+      throw new ConfigError(`${given}: a file, not a folder (give run folders, or folders holding them)`, {
+        code: 'missing-run',
+      });
     for (const folder of await summaryFolders(dir)) {
       const parsed = TrainSummary.safeParse(await readJson(join(folder, 'summary.json')));
       if (!parsed.success) {

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { EvalSummary, InputError, parseWith, readTrajectories } from '@harness-s/core';
+import { ConfigError, EvalSummary, InputError, parseWith, readTrajectories } from '@harness-s/core';
 import { renderEvalPage } from './eval-page.js';
 import { type PageOptions, renderPage } from './page.js';
 import { readRunFolder } from './run-folder.js';
@@ -20,6 +20,9 @@ export interface ReportOptions extends PageOptions {
 /** The report of a run folder as one self-contained HTML document. */
 export async function renderReport(runDir: string, options: ReportOptions = {}): Promise<string> {
   const dir = resolve(runDir);
+  if (!existsSync(dir)) throw new ConfigError(`report: no such folder ${dir}`, { code: 'no-results' });
+  if (!statSync(dir).isDirectory())
+    throw new ConfigError(`report: ${dir} is a file; give a run's folder`, { code: 'no-results' });
   const configPath = join(dir, 'config.json');
   const command = existsSync(configPath)
     ? (JSON.parse(await readFile(configPath, 'utf8')) as { command?: unknown }).command

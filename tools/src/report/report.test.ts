@@ -272,5 +272,10 @@ describe('harness-s report', () => {
     }
     expect(existsSync(out)).toBe(true);
     expect(await readFile(out, 'utf8')).toMatch(/^<!doctype html>/);
+    // --out in a folder not made yet; a file or a missing folder given as the run.
+    const nested = join(dir, 'reports', 'today', 'r.html');
+    expect(await writeReport(dir, { out: nested })).toBe(nested);
+    await expect(writeReport(out)).rejects.toThrow(`report: ${out} is a file; give a run's folder`);
+    await expect(writeReport(join(dir, 'nope'))).rejects.toThrow(`report: no such folder ${join(dir, 'nope')}`);
   });
 });
