@@ -108,6 +108,10 @@ describe('harness-s eval and replay', () => {
     const extended = { ...summary, goals: { met: 1 } } as EvalSummary;
     expect(formatSummary(extended, {})).toMatch(/swegym metrics in summary\.json: swebench, goals/);
     expect(formatSummary(EvalSummary.parse(summary), {})).not.toMatch(/metrics in summary\.json/);
+    // The header names a trained policy by its version, an untrained one by its name.
+    const trained = { ...summary, policy: 'sim', policyVersion: 'sim@12' } as EvalSummary;
+    expect(formatSummary(trained, {})).toMatch(/\| policy sim@12 \|/);
+    expect(formatSummary({ ...trained, policyVersion: 'sim@0' }, {})).toMatch(/\| policy sim \|/);
   });
 
   it('writes a run folder a reader can replay, with every summary key scripts rely on', async () => {

@@ -203,7 +203,7 @@ export function formatSummary(summary: EvalSummary, environment?: Pick<Environme
   );
   const lines = [
     '',
-    `${summary.env}/${summary.split} | policy ${summary.policy} | harness ${summary.harness} | k=${k}${summary.attempts ? ` from ${summary.attempts} attempts per task` : ''} | seed ${summary.seed}`,
+    `${summary.env}/${summary.split} | policy ${summary.policyVersion !== summary.policy && summary.policyVersion !== `${summary.policy}@0` ? summary.policyVersion : summary.policy} | harness ${summary.harness} | k=${k}${summary.attempts ? ` from ${summary.attempts} attempts per task` : ''} | seed ${summary.seed}`,
     table,
     '',
     `solved ${summary.solved}/${summary.tasks} tasks at least once | infrastructure errors ${summary.infraErrors}` +
