@@ -30,6 +30,15 @@ describe('harness-s doctor', () => {
     }
   }, 180_000);
 
+  it('refuses a server flag that is no URL of that server, before any check', async () => {
+    await expect(runDoctor({ postgres: 'notaurl', quiet: true }, () => undefined)).rejects.toThrow(
+      "--postgres: 'notaurl' is not a URL of that server; give one like postgres://",
+    );
+    await expect(runDoctor({ mysql: 'postgres://u:secret@h/db', quiet: true }, () => undefined)).rejects.toThrow(
+      "--mysql: 'postgres://u:***@h/db' is not a URL of that server",
+    );
+  });
+
   it('fails when a part named by a flag does not work, saying why and who needs it', async () => {
     const chat = await startChatServer(() => 'hi');
     try {

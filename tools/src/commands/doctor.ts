@@ -1,4 +1,4 @@
-import { type Environment, evaluate } from '@harness-s/core';
+import { ConfigError, type Environment, evaluate } from '@harness-s/core';
 import { defaultDockerClient, embeddedImage } from '@harness-s/env-swegym';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createOraclePolicy } from '@harness-s/policy';
@@ -231,10 +231,29 @@ const unreachable =
   /cannot reach|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|connect|not reachable|no answer within|socket/i;
 
 /** `harness-s doctor`: which real parts are reachable and working, each tried as a run would use it. */
+/** Refuses a server flag whose value is no URL of that server's kind, naming the flag and a form. */
+function checkServerUrl(flag: string, value: string | undefined, protocols: readonly string[], form: string): void {
+  if (value === undefined) return;
+  let protocol = '';
+  try {
+    protocol = new URL(value).protocol;
+  } catch {}
+  if (!protocols.includes(protocol))
+    throw new ConfigError(
+      `${flag}: '${value.replace(/:[^:@/]*@/, ':***@')}' is not a URL of that server; give one like ${form}`,
+      {
+        code: 'bad-flag',
+      },
+    );
+}
+
 export async function runDoctor(
   flags: DoctorFlags,
   print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<{ checks: DoctorCheck[]; ok: boolean }> {
+  checkServerUrl('--postgres', flags.postgres, ['postgres:', 'postgresql:'], 'postgres://user@127.0.0.1:5432/db');
+  checkServerUrl('--mysql', flags.mysql, ['mysql:', 'mariadb:'], 'mysql://root@127.0.0.1:3306/db');
+  checkServerUrl('--redis', flags.redis, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379');
   const timeoutMs = flags.timeout ?? 120_000;
   const checks: DoctorCheck[] = [];
   for (const item of plan(flags)) {
