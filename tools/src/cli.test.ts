@@ -61,6 +61,16 @@ describe('harness-s flags', () => {
     try {
       await expect(runTrain({ ...train, rescue: '8y1' })).rejects.toThrow(/--rescue must look like 8x1/);
       await expect(runTrain({ ...train, rescue: '9x0' })).rejects.toThrow(/each at least 1\), got '9x0'/);
+      // A flag the method would ignore.
+      await expect(runTrain({ ...train, profileTasks: 3 })).rejects.toThrow(
+        '--profile-tasks: only for --method harness-s; --method is grpo, which would ignore it',
+      );
+      await expect(runTrain({ ...train, rescue: '4x2' })).rejects.toThrow(
+        /--rescue: only for --method harness-s or h0-resample/,
+      );
+      await expect(runTrain({ ...train, method: 'h0-resample', mixtureSize: 2 })).rejects.toThrow(
+        /--mixture-size: only for --method mixture/,
+      );
       await expect(runTrain({ ...train, method: 'harness-s' })).rejects.toThrow(/harness-s needs a sibling pool/);
       await expect(runTrain({ ...train, method: 'mixture' })).rejects.toThrow(/mixture needs a sibling pool/);
       // Not a line of training: no tasks loaded, nothing started.

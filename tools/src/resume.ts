@@ -98,7 +98,8 @@ export function flagsToRecord(flags: object): Record<string, unknown> {
   );
 }
 
-const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+/** `--profile-tasks` for `profileTasks`. */
+export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 
 /**
  * The flags of a continued run (`--resume DIR`): the ones it was started with, as its config.json

@@ -34,7 +34,7 @@ import {
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
-import { checkRunFolder, flagsForResume, flagsToRecord, recordResumedFlags } from '../resume.js';
+import { checkRunFolder, flagName, flagsForResume, flagsToRecord, recordResumedFlags } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
 export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, Partial<PolicyFlags> {
@@ -166,6 +166,32 @@ function parseShape(text: string): { variants: number; attemptsPerVariant: numbe
   return { variants: Number(match[1]), attemptsPerVariant: Number(match[2]) };
 }
 
+/** The router's flags (harness-s only), and the flags of one method only. */
+const flagsOfMethods: ReadonlyArray<[keyof TrainFlags, readonly string[]]> = [
+  ['router', ['harness-s']],
+  ['reanchorEvery', ['harness-s']],
+  ['profileK', ['harness-s']],
+  ['profileTasks', ['harness-s']],
+  ['carryOver', ['harness-s']],
+  ['rescueMemory', ['harness-s']],
+  ['profiles', ['harness-s']],
+  ['llmRanker', ['harness-s']],
+  ['summarizer', ['harness-s']],
+  ['rescue', ['harness-s', 'h0-resample']],
+  ['mixtureSize', ['mixture']],
+];
+
+/** Refuses a flag given for a method that does not use it, rather than ignoring it. */
+function refuseUnusedFlags(flags: TrainFlags, explicit: ReadonlySet<string>): void {
+  for (const [key, methods] of flagsOfMethods) {
+    if (!explicit.has(key) || flags[key] === undefined || methods.includes(flags.method)) continue;
+    throw new ConfigError(
+      `${flagName(key)}: only for --method ${methods.join(' or ')}; --method is ${flags.method}, which would ignore it`,
+      { code: 'bad-flag' },
+    );
+  }
+}
+
 /**
  * What a continued training run may change: how it runs, and `steps` (to train on past the end).
  */
@@ -195,6 +221,7 @@ export async function runTrain(
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
   requirePool(flags.method, Boolean(flags.pool));
+  refuseUnusedFlags(flags, explicit);
   // Another policy than the simulated one: a model served elsewhere, trained by an external trainer.
   const served = flags.policy !== undefined && flags.policy !== 'sim' ? servedPolicy(flags) : undefined;
   if (!served && flags.onBatch !== undefined)

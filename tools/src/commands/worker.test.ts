@@ -52,7 +52,6 @@ describe('harness-s worker and train --redis', () => {
         batchSize: 1,
         evalK: 1,
         concurrency: 1,
-        router: 'random',
         redis: 'localhost:6379',
         quiet: true,
       }),
