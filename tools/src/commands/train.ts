@@ -1,87 +1,34 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   BatchExportTrainer,
-  Checkpoint,
   ConfigError,
   countOf,
-  parseWith,
   RandomRouter,
-  readJson,
   requirePool,
   type Trainer,
   type TrainMethod,
   type TrainSummary,
   train,
-  trainFiles,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
 import { AdaptiveRouter, type ProfilingProgress, readProfiles } from '@harness-s/router';
-import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
+import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
-import {
-  createPolicy,
-  type PolicyFlags,
-  type SimulatedSettingsFlags,
-  simulatedSettings,
-  simulatedSettingsText,
-} from '../policies.js';
+import { createPolicy, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
-import { checkRunFolder, flagName, flagsForResume, flagsToRecord, recordResumedFlags } from '../resume.js';
+import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
-export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, Partial<PolicyFlags> {
-  /**
-   * A shell command run after each step's batch is written (a model served elsewhere): it gets
-   * HARNESS_S_BATCH (the batch file), HARNESS_S_STEP and HARNESS_S_RUN, and the next step waits for it.
-   */
-  onBatch?: string;
-  env: string;
-  method: string;
-  steps: number;
-  k: number;
-  seed: number;
-  batchSize: number;
-  pool?: string;
-  split?: string;
-  rescue?: string;
-  rescueContext?: string;
-  /** mixture: variants of the pool (best first) that join H0. */
-  mixtureSize?: number;
-  evalEvery?: number;
-  evalK: number;
-  concurrency: number;
-  learningRate?: number;
-  /** Rescue routing for harness-s: adaptive profiles (default), fixed profiles, or random variants. */
-  router?: string;
-  reanchorEvery?: number;
-  /** Adaptive router: attempts per validation task and harness when (re-)anchoring profiles (default 2). */
-  profileK?: number;
-  /** Adaptive router: anchor profiles on this many validation tasks (default all). */
-  profileTasks?: number;
-  /** Share of earlier anchors' evidence a re-anchoring keeps. */
-  carryOver?: number;
-  /** Adaptive router: remember what each rescue gave. */
-  rescueMemory?: boolean;
-  /** Profiles to start from (otherwise anchored on the initial policy). */
-  profiles?: string;
-  /** `MODEL@URL` of LLM rankers joining the router's vote. */
-  llmRanker?: string[];
-  /** `MODEL@URL` of the model that writes the profiles' summaries. */
-  summarizer?: string;
-  out?: string;
-  resume?: string;
-  /** Run attempts on `harness-s worker` processes through a job queue in this Redis. */
-  redis?: string;
-  quiet?: boolean;
-}
+export type { TrainFlags } from './train-flags.js';
+
+import { keepExtension, parseShape, refuseUnusedFlags, type TrainFlags, trainChangeable } from './train-flags.js';
 
 /**
  * The model a run with `--policy openai` (or oracle, empty) acts with. The simulated policy's own
@@ -139,73 +86,6 @@ function variantsLine(summary: TrainSummary): string {
   const shown = variants.slice(0, 6).map(([id, usage]) => `${id} ${usage.successes}/${usage.attempts}`);
   return `variants used (solved/attempts): ${shown.join(', ')}${variants.length > 6 ? `, and ${variants.length - 6} more` : ''}\n`;
 }
-
-/**
- * A continued run's `--steps`: never fewer than it has trained (refused), and recorded, so that a
- * later `--resume` keeps an extension.
- */
-async function keepExtension(dir: string, flags: TrainFlags): Promise<void> {
-  const checkpointPath = join(dir, trainFiles.checkpoint);
-  if (existsSync(checkpointPath)) {
-    const { step } = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
-    if (flags.steps < step)
-      throw new ConfigError(`--steps ${flags.steps}: the run in ${dir} has trained ${step} steps already`, {
-        code: 'bad-flag',
-      });
-  }
-  await recordResumedFlags(dir, flags);
-}
-
-/** `8x1` -> 8 variants x 1 attempt. */
-function parseShape(text: string): { variants: number; attemptsPerVariant: number } {
-  const match = /^([1-9]\d*)x([1-9]\d*)$/.exec(text);
-  if (!match)
-    throw new ConfigError(`--rescue must look like 8x1 (variants x attempts, each at least 1), got '${text}'`, {
-      code: 'bad-flag',
-    });
-  return { variants: Number(match[1]), attemptsPerVariant: Number(match[2]) };
-}
-
-/** The router's flags (harness-s only), and the flags of one method only. */
-const flagsOfMethods: ReadonlyArray<[keyof TrainFlags, readonly string[]]> = [
-  ['router', ['harness-s']],
-  ['reanchorEvery', ['harness-s']],
-  ['profileK', ['harness-s']],
-  ['profileTasks', ['harness-s']],
-  ['carryOver', ['harness-s']],
-  ['rescueMemory', ['harness-s']],
-  ['profiles', ['harness-s']],
-  ['llmRanker', ['harness-s']],
-  ['summarizer', ['harness-s']],
-  ['rescue', ['harness-s', 'h0-resample']],
-  ['mixtureSize', ['mixture']],
-];
-
-/** Refuses a flag given for a method that does not use it, rather than ignoring it. */
-function refuseUnusedFlags(flags: TrainFlags, explicit: ReadonlySet<string>): void {
-  for (const [key, methods] of flagsOfMethods) {
-    if (!explicit.has(key) || flags[key] === undefined || methods.includes(flags.method)) continue;
-    throw new ConfigError(
-      `${flagName(key)}: only for --method ${methods.join(' or ')}; --method is ${flags.method}, which would ignore it`,
-      { code: 'bad-flag' },
-    );
-  }
-}
-
-/**
- * What a continued training run may change: how it runs, and `steps` (to train on past the end).
- */
-const trainChangeable = [
-  'concurrency',
-  'db',
-  'sandbox',
-  'unconfined',
-  'appworldUrl',
-  'redis',
-  'steps',
-  'baseUrl',
-  'onBatch',
-];
 
 /** `harness-s train`: complementary harness rescue training with the simulated policy. */
 export async function runTrain(
