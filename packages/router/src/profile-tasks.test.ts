@@ -60,7 +60,7 @@ describe('choosing the validation tasks to profile on', () => {
     // Tasks without features are sampled too, after the ones that add features.
     const plain = tasks.map(({ category: _category, difficulty: _difficulty, ...task }) => task);
     expect(chooseProfileTasks(plain, 3, 1)).toHaveLength(3);
-    const mixed = [...plain.slice(0, 3), ...tasks.slice(3, 5)];
+    const mixed: Task[] = [...plain.slice(0, 3), ...tasks.slice(3, 5)];
     expect(chooseProfileTasks(mixed, 3, 1).filter((task) => task.category !== undefined)).toHaveLength(2);
   });
 
