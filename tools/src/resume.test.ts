@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalSummary } from '@harness-s/core';
 import { describe, expect, it, vi } from 'vitest';
+import { smallEvalFlags } from './__fixtures__/dbbench-pool.js';
 import { runEval } from './commands/eval.js';
 import { runTrain } from './commands/train.js';
 import { createProgram } from './program.js';
@@ -169,16 +170,7 @@ describe('--resume keeps the settings the run was started with', () => {
 describe('the run folder, checked before any work', () => {
   it('a new run never writes into another run, a pool or a file; --resume needs a run of its own command', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'run-folder-'));
-    const evalFlags = {
-      env: 'dbbench',
-      policy: 'sim',
-      harness: 'h0',
-      k: 1,
-      seed: 0,
-      concurrency: 2,
-      limit: 1,
-      quiet: true,
-    };
+    const evalFlags = smallEvalFlags;
     const run = join(dir, 'eval');
     await runEval({ ...evalFlags, out: run });
     const before = await readFile(join(run, 'config.json'), 'utf8');

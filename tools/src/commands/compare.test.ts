@@ -1,8 +1,8 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { smallEvalFlags, writePool } from '../__fixtures__/dbbench-pool.js';
 import { findTrainingRuns, groupRuns, runCompare, runSettings } from './compare.js';
 import { runEval } from './eval.js';
 import { runTrain } from './train.js';
@@ -74,7 +74,6 @@ describe('harness-s compare', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'harness-s-compare-'));
     const pool = join(dir, 'pool');
-    await mkdir(pool);
     await writePool(pool);
     const flags = { env: 'dbbench', method: 'harness-s', steps: 1, k: 2, batchSize: 2, pool, evalK: 1, concurrency: 4 };
     const runs = join(dir, 'runs');
@@ -85,17 +84,7 @@ describe('harness-s compare', () => {
     ] as const)
       await runTrain({ ...flags, seed, router, quiet: true, out: join(runs, `${router}-${seed}`) });
     // An evaluation run among them is not a training run.
-    await runEval({
-      env: 'dbbench',
-      policy: 'sim',
-      harness: 'h0',
-      k: 1,
-      seed: 0,
-      concurrency: 4,
-      limit: 2,
-      quiet: true,
-      out: join(runs, 'eval'),
-    });
+    await runEval({ ...smallEvalFlags, concurrency: 4, limit: 2, out: join(runs, 'eval') });
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrainingExample } from '@harness-s/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { smallEvalFlags, writePool } from '../__fixtures__/dbbench-pool.js';
 import { runEval } from './eval.js';
 import { runExport } from './export.js';
 import { runTrain } from './train.js';
@@ -20,7 +20,6 @@ describe('harness-s export', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'harness-s-export-'));
     const pool = join(dir, 'pool');
-    await mkdir(pool);
     await writePool(pool);
     run = join(dir, 'run');
     await runTrain({
@@ -62,17 +61,7 @@ describe('harness-s export', () => {
     await expect(runExport({ run: join(dir, 'pool') })).rejects.toThrow(
       /pool is not a training run \(it has no config.json\)/,
     );
-    await runEval({
-      env: 'dbbench',
-      policy: 'sim',
-      harness: 'h0',
-      k: 1,
-      seed: 0,
-      concurrency: 2,
-      limit: 1,
-      quiet: true,
-      out: join(dir, 'eval'),
-    });
+    await runEval({ ...smallEvalFlags, out: join(dir, 'eval') });
     await expect(runExport({ run: join(dir, 'eval') })).rejects.toThrow(
       /eval is not a training run \(config.json has no command 'train'\)/,
     );

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, dbbenchH0 } from '@harness-s/harness-dsh';
@@ -31,7 +31,6 @@ describe('harness-s profile with a summary writer, and LLM rankers, over an Open
 
   it('writes the model summaries it can use and keeps the template for the rest', async () => {
     const pool = join(dir, 'pool');
-    await mkdir(pool);
     await writePool(pool);
     const out = join(dir, 'profiles');
     await runProfile({
@@ -84,7 +83,6 @@ describe('harness-s profile --tasks', () => {
     const dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-tasks-'));
     try {
       const pool = join(dir, 'pool');
-      await mkdir(pool);
       await writePool(pool);
       const out = join(dir, 'profiles');
       const lines: string[] = [];

@@ -14,7 +14,6 @@ describe('harness-s rescue-study', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'harness-s-rescue-study-'));
     pool = join(dir, 'pool');
-    await mkdir(pool);
     await writePool(pool);
     run = join(dir, 'run');
     await runTrain({

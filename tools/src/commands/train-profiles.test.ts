@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,6 @@ describe('train --profile-k and --profile-tasks', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'train-profile-k-'));
     pool = join(dir, 'pool');
-    await mkdir(pool);
     await writePool(pool);
     await runTrain({ ...flags(), concurrency: 4, quiet: true, out: join(dir, 'default') });
   });
