@@ -1,4 +1,5 @@
 import { ConfigError, type Environment, evaluate } from '@harness-s/core';
+import { redactUrl } from '@harness-s/env-dbbench';
 import { defaultDockerClient, embeddedImage } from '@harness-s/env-swegym';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createOraclePolicy } from '@harness-s/policy';
@@ -239,12 +240,9 @@ function checkServerUrl(flag: string, value: string | undefined, protocols: read
     protocol = new URL(value).protocol;
   } catch {}
   if (!protocols.includes(protocol))
-    throw new ConfigError(
-      `${flag}: '${value.replace(/:[^:@/]*@/, ':***@')}' is not a URL of that server; give one like ${form}`,
-      {
-        code: 'bad-flag',
-      },
-    );
+    throw new ConfigError(`${flag}: '${redactUrl(value)}' is not a URL of that server; give one like ${form}`, {
+      code: 'bad-flag',
+    });
 }
 
 export async function runDoctor(
