@@ -71,7 +71,9 @@ const swegym: EnvironmentEntry = {
           `removed container ${container.id.slice(0, 12)} (run ${container.run}, owner pid ${container.ownerPid})`,
       ),
       ...(report.removedDirectories ? [`removed ${report.removedDirectories} local sandbox directories`] : []),
-      ...(report.removedContainers.length === 0 && report.removedDirectories === 0 ? ['nothing to clean'] : []),
+      ...(report.removedContainers.length === 0 && report.removedDirectories === 0
+        ? [report.dockerReachable ? 'nothing to clean' : 'no local sandbox directories to clean']
+        : []),
     ];
   },
   leftovers: '`harness-s cleanup --env swegym` removes leftover containers',

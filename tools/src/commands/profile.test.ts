@@ -105,4 +105,26 @@ describe('harness-s profile --tasks', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('says so when asked for more tasks than the validation split has', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-tasks-'));
+    try {
+      const pool = join(dir, 'pool');
+      await writePool(pool);
+      const out = join(dir, 'profiles');
+      const lines: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
+      try {
+        await runProfile({ env: 'dbbench', pool, out, policy: 'sim', k: 1, seed: 3, concurrency: 4, tasks: 50 });
+      } finally {
+        process.stderr.write = write;
+      }
+      expect((await readProfiles(out)).tasks).toHaveLength(12);
+      expect(lines.join('')).toContain('note: --tasks 50, but there are 12 validation tasks: profiling them all');
+      expect(lines.join('')).toContain('on 12 validation tasks');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

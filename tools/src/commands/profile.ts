@@ -44,6 +44,10 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
+    if (flags.tasks !== undefined && flags.tasks > splits.validation.length)
+      log(
+        `note: --tasks ${flags.tasks}, but there are ${splits.validation.length} validation tasks: profiling them all`,
+      );
     log(
       `Profiling H0 and ${pool.length} variants with ${policy.id} on ${validation.length}${validation.length < splits.validation.length ? ` of ${splits.validation.length}` : ''} validation tasks (${source}), k=${flags.k}, paired seeds: ${(pool.length + 1) * validation.length * flags.k} episodes`,
     );

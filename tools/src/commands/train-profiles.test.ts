@@ -62,4 +62,19 @@ describe('train --profile-k and --profile-tasks', () => {
     };
     expect(config.flags['profileTasks']).toBe(6);
   });
+
+  it('says so when asked for more profile tasks than there are validation tasks', async () => {
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      await runTrain({ ...flags(), profileTasks: 40, concurrency: 4, out: join(dir, 'forty') });
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(lines.join('')).toContain(
+      'note: --profile-tasks 40, but there are 12 validation tasks: profiles are anchored on them all',
+    );
+    expect((await routerProfiles(join(dir, 'forty'))).tasks).toHaveLength(12);
+  });
 });

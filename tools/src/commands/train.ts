@@ -157,6 +157,10 @@ export async function runTrain(
       });
       log(`Attempts run on workers: queue ${runner.queueName} in ${redactRedisUrl(flags.redis)}`);
     }
+    if (flags.profileTasks !== undefined && flags.profileTasks > tasks.validation.length)
+      log(
+        `note: --profile-tasks ${flags.profileTasks}, but there are ${tasks.validation.length} validation tasks: profiles are anchored on them all`,
+      );
     const rescueWidth = rescue?.variants ?? flags.k;
     if (flags.method === 'harness-s' && pool.length > 0 && pool.length < rescueWidth)
       log(
