@@ -266,16 +266,16 @@ describe('--db and harness-s cleanup', () => {
   });
 
   it('swegym cleanup without a Docker daemon says what it could not look at, not that nothing was left', async () => {
-    const saved = process.env.DOCKER_HOST;
-    process.env.DOCKER_HOST = 'unix:///nonexistent/harness-s-docker.sock';
+    const saved = process.env['DOCKER_HOST'];
+    process.env['DOCKER_HOST'] = 'unix:///nonexistent/harness-s-docker.sock';
     try {
       const lines = await runCleanup({ env: 'swegym' }, () => undefined);
       expect(lines[0]).toBe('docker is not reachable: no containers looked for');
       expect(lines).not.toContain('nothing to clean');
       expect(lines.at(-1)).toMatch(/^(no local sandbox directories to clean|removed \d+ local sandbox directories)$/);
     } finally {
-      if (saved === undefined) delete process.env.DOCKER_HOST;
-      else process.env.DOCKER_HOST = saved;
+      if (saved === undefined) delete process.env['DOCKER_HOST'];
+      else process.env['DOCKER_HOST'] = saved;
     }
   });
 });
