@@ -43,6 +43,66 @@ const apiDocLookup: ToolTransform = {
   },
 };
 
+/** The helper `listPaging` defines: a list call without paging arguments, made for every page. */
+export const pagingHelper = '__harness_all_pages';
+
+/**
+ * One line of JavaScript defining `pagingHelper(app, api)`: a function of an API's arguments that
+ * calls the API once where the arguments name `page_index` or `page_limit`, or where the API's
+ * documentation lists no `page_index` (it is not a list); otherwise it reads page after page, 20
+ * items each, until a short page, and returns them all. What it learns from the documentation is
+ * kept in the sandbox across code blocks. One line, so that a traceback's line numbers stay those
+ * of the policy's code.
+ */
+const pagingHelperCode = [
+  `var ${pagingHelper} = typeof ${pagingHelper} === 'function' ? ${pagingHelper} : (function () {`,
+  'var paged = {};',
+  'return function (app, api) { return function (args) {',
+  'var given = args || {};',
+  "if ('page_index' in given || 'page_limit' in given) return apis[app][api](given);",
+  "var key = app + '.' + api;",
+  'if (!(key in paged)) {',
+  'var doc = apis.api_docs.show_api_doc({ app_name: app, api_name: api });',
+  "paged[key] = Boolean(doc && Array.isArray(doc.parameters) && doc.parameters.some(function (p) { return p && p.name === 'page_index'; }));",
+  '}',
+  'if (!paged[key]) return apis[app][api](given);',
+  'var all = [];',
+  'for (var page = 0; ; page += 1) {',
+  'var batch = apis[app][api](Object.assign({}, given, { page_index: page, page_limit: 20 }));',
+  'if (!Array.isArray(batch)) return page === 0 ? batch : all;',
+  'all = all.concat(batch);',
+  'if (batch.length < 20) return all;',
+  '}',
+  '}; };',
+  '})();',
+].join(' ');
+
+/**
+ * Reads whole lists for the policy: every app API call in a code block (the documentation's aside)
+ * goes through `pagingHelper`, so a list call without paging arguments returns every page instead
+ * of the first five items. The block's code is otherwise unchanged, and the helper is defined on
+ * its first line. For JavaScript code actions (the embedded world, `harness-s serve appworld`).
+ */
+const listPaging: ToolTransform = {
+  kind: 'list-paging',
+  skill: 'fetch-all-pages',
+  direction: 'pagination',
+  description: 'makes every list API call without page_index or page_limit return all pages',
+  note: 'The harness pages through lists for you: a list API called without page_index or page_limit returns every page.',
+  emits: ['execute'],
+  rewrites: true,
+  expand(action) {
+    const text = code(action);
+    if (text === null) return null;
+    const rewritten = text.replace(
+      /\bapis\.(?!api_docs\.)(\w+)\.(\w+)\(/g,
+      (_, app: string, api: string) => `${pagingHelper}('${app}', '${api}')(`,
+    );
+    if (rewritten === text) return null;
+    return [{ ...action, arguments: { ...action.arguments, code: `${pagingHelperCode} ${rewritten}` } }];
+  },
+};
+
 /**
  * The two lists a check compares, from its detail: `expected songs 3,5, found 3,5,8`,
  * `expected 2,4, ordered 2` or `expected Ann | Bo; found Ann`. Null for other details.
@@ -139,7 +199,7 @@ function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
 /** AppWorld's extras: the documentation lookup transform, which calls write state, failure signals. */
 export const appworldExtras: EnvironmentExtras = {
   env: 'appworld',
-  transforms: [apiDocLookup],
+  transforms: [apiDocLookup, listPaging],
   changesState: (action) => {
     const text = code(action);
     return text !== null && calledApis(text).some(({ api }) => writeApi.test(api));

@@ -1,6 +1,6 @@
 import type { Action, Check, Trajectory } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
-import { appworldExtras, comparedLists } from './extras-appworld.js';
+import { appworldExtras, comparedLists, pagingHelper } from './extras-appworld.js';
 import { swegymExtras } from './extras-swegym.js';
 
 type Step = { action: Action; observation?: string; error?: boolean };
@@ -95,6 +95,25 @@ describe('AppWorld extras', () => {
       block,
     ]);
     expect(transform?.expand?.({ tool: 'execute', arguments: { code: 'print(1);' } }, {})).toBeNull();
+  });
+
+  it('sends every app API call of a block through the paging helper, on the same lines', () => {
+    const transform = appworldExtras.transforms.find((item) => item.kind === 'list-paging');
+    expect(transform).toMatchObject({ skill: 'fetch-all-pages', direction: 'pagination', rewrites: true });
+    const code = [
+      "print(apis.api_docs.show_api_doc({ app_name: 'music', api_name: 'show_songs' }));",
+      'var songs = apis.music.show_songs({ access_token: t });',
+      'print(songs.length);',
+    ].join('\n');
+    const [rewritten, ...rest] = transform?.expand?.({ tool: 'execute', arguments: { code } }, {}) ?? [];
+    expect(rest).toEqual([]);
+    const lines = String(rewritten?.arguments['code']).split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(new RegExp(`^var ${pagingHelper} = .*; print\\(apis\\.api_docs\\.show_api_doc\\(`));
+    expect(lines[1]).toBe(`var songs = ${pagingHelper}('music', 'show_songs')({ access_token: t });`);
+    expect(lines[2]).toBe('print(songs.length);');
+    for (const unchanged of ['print(1);', 'print(apis.api_docs.show_app_descriptions());'])
+      expect(transform?.expand?.({ tool: 'execute', arguments: { code: unchanged } }, {})).toBeNull();
   });
 
   it('reads guessed passwords and parameters, giving up, first pages and unfinished flows', () => {

@@ -26,9 +26,14 @@ export interface ToolTransform {
   prelude?(task: Task, options: Readonly<Record<string, unknown>>): { actions: Action[]; thought: string } | null;
   /**
    * The base actions one decoded action becomes, in order, including the action itself; null
-   * leaves the action as it is.
+   * leaves the action as it is. The added actions' observations say they are the harness's.
    */
   expand?(action: Action, options: Readonly<Record<string, unknown>>): Action[] | null;
+  /**
+   * `expand` rewrites the action in place (one action, standing for the policy's own, whose
+   * observation is not labelled as the harness's) instead of adding actions around it.
+   */
+  readonly rewrites?: boolean;
 }
 
 /** A failure signal an environment can read in a failed trajectory, before it gets a direction. */

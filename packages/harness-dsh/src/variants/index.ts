@@ -1,6 +1,6 @@
 export * from './compliance.js';
 export * from './extras.js';
-export { appworldExtras } from './extras-appworld.js';
+export { appworldExtras, pagingHelper } from './extras-appworld.js';
 export { dbbenchExtras } from './extras-dbbench.js';
 export { swegymExtras } from './extras-swegym.js';
 export * from './operators.js';

@@ -72,7 +72,8 @@ export function createMechanics(spec: HarnessSpec, baseCodec: ActionCodec): Harn
       actions = actions.flatMap((action) => {
         const expanded = transform.expand?.(action, options);
         if (!expanded) return [action];
-        for (const item of expanded) if (item !== action) added.set(item, transform.kind);
+        // A rewrite stands for the policy's action; actions added around it are the harness's.
+        if (!transform.rewrites) for (const item of expanded) if (item !== action) added.set(item, transform.kind);
         return expanded;
       });
     }
