@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseWith, readJson, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, parseWith, readJson, writeJsonAtomic } from '@harness-s/core';
 import { ProfileSet } from './profiles.js';
 
 /** Writes `profiles.json` and a readable `summary.md` into a folder. */
@@ -26,5 +27,26 @@ export async function writeProfiles(dir: string, profiles: ProfileSet): Promise<
 /** Reads and validates `profiles.json` from a folder (or the file itself). */
 export async function readProfiles(path: string): Promise<ProfileSet> {
   const file = path.endsWith('.json') ? path : join(path, 'profiles.json');
+  if (!path.endsWith('.json') && !existsSync(file)) await refuseProfilesFolder(path);
   return parseWith(ProfileSet, await readJson(file), file);
+}
+
+/**
+ * Names what is wrong with a profiles folder without `profiles.json`: a missing folder, or one
+ * whose subfolders hold profiles (a reproduction's `profiles/ENV`, with `initial` and one folder
+ * per trained seed), naming them.
+ */
+async function refuseProfilesFolder(path: string): Promise<never> {
+  if (!existsSync(path)) throw new ConfigError(`profiles: ${path} does not exist`, { code: 'missing-profiles' });
+  const entries = await readdir(path, { withFileTypes: true });
+  const inside = entries
+    .filter((entry) => entry.isDirectory() && existsSync(join(path, entry.name, 'profiles.json')))
+    .map((entry) => entry.name)
+    .sort();
+  throw new ConfigError(
+    inside.length > 0
+      ? `profiles: ${path} holds no profiles.json, but its folders ${inside.join(', ')} do: give one of them, e.g. ${join(path, inside[0] as string)}`
+      : `profiles: ${path} holds no profiles.json (written by harness-s profile, or by train and reproduce)`,
+    { code: 'missing-profiles' },
+  );
 }
