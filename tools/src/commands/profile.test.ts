@@ -6,6 +6,7 @@ import { readProfiles } from '@harness-s/router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
 import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { captureStderr } from '../__fixtures__/stderr.js';
 import { parseModelEndpoint, routerRankers } from '../llm.js';
 import { runProfile } from './profile.js';
 
@@ -79,52 +80,37 @@ describe('MODEL@URL flags', () => {
 });
 
 describe('harness-s profile --tasks', () => {
+  let dir = '';
+  let pool = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-tasks-'));
+    pool = join(dir, 'pool');
+    await writePool(pool);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  const profileLog = (out: string, tasks: number) =>
+    captureStderr(() => runProfile({ env: 'dbbench', pool, out, policy: 'sim', k: 1, seed: 3, concurrency: 4, tasks }));
+
   it('profiles a sample of the validation tasks, and says so', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-tasks-'));
-    try {
-      const pool = join(dir, 'pool');
-      await writePool(pool);
-      const out = join(dir, 'profiles');
-      const lines: string[] = [];
-      const write = process.stderr.write.bind(process.stderr);
-      process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
-      try {
-        await runProfile({ env: 'dbbench', pool, out, policy: 'sim', k: 1, seed: 3, concurrency: 4, tasks: 4 });
-      } finally {
-        process.stderr.write = write;
-      }
-      const profiles = await readProfiles(out);
-      expect(profiles.tasks).toHaveLength(4);
-      expect(Object.keys(profiles.variants[0]?.outcomes ?? {}).sort()).toEqual(
-        profiles.tasks.map((task) => task.id).sort(),
-      );
-      // H0 and the pool's variants, 4 tasks, k 1.
-      expect(lines.join('')).toContain(`on 4 of 12 validation tasks`);
-      expect(lines.join('')).toContain(`paired seeds: ${(profiles.variants.length + 1) * 4} episodes`);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const out = join(dir, 'four');
+    const log = await profileLog(out, 4);
+    const profiles = await readProfiles(out);
+    expect(profiles.tasks).toHaveLength(4);
+    expect(Object.keys(profiles.variants[0]?.outcomes ?? {}).sort()).toEqual(
+      profiles.tasks.map((task) => task.id).sort(),
+    );
+    // H0 and the pool's variants, 4 tasks, k 1.
+    expect(log).toContain(`on 4 of 12 validation tasks`);
+    expect(log).toContain(`paired seeds: ${(profiles.variants.length + 1) * 4} episodes`);
   });
 
   it('says so when asked for more tasks than the validation split has', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'harness-s-profile-tasks-'));
-    try {
-      const pool = join(dir, 'pool');
-      await writePool(pool);
-      const out = join(dir, 'profiles');
-      const lines: string[] = [];
-      const write = process.stderr.write.bind(process.stderr);
-      process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
-      try {
-        await runProfile({ env: 'dbbench', pool, out, policy: 'sim', k: 1, seed: 3, concurrency: 4, tasks: 50 });
-      } finally {
-        process.stderr.write = write;
-      }
-      expect((await readProfiles(out)).tasks).toHaveLength(12);
-      expect(lines.join('')).toContain('note: --tasks 50, but there are 12 validation tasks: profiling them all');
-      expect(lines.join('')).toContain('on 12 validation tasks');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const out = join(dir, 'fifty');
+    const log = await profileLog(out, 50);
+    expect((await readProfiles(out)).tasks).toHaveLength(12);
+    expect(log).toContain('note: --tasks 50, but there are 12 validation tasks: profiling them all');
+    expect(log).toContain('on 12 validation tasks');
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { captureStderr } from '../__fixtures__/stderr.js';
 import { runTrain } from './train.js';
 
 /** The router's profiles as the run's last checkpoint keeps them. */
@@ -64,15 +65,10 @@ describe('train --profile-k and --profile-tasks', () => {
   });
 
   it('says so when asked for more profile tasks than there are validation tasks', async () => {
-    const lines: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
-    try {
-      await runTrain({ ...flags(), profileTasks: 40, concurrency: 4, out: join(dir, 'forty') });
-    } finally {
-      process.stderr.write = write;
-    }
-    expect(lines.join('')).toContain(
+    const log = await captureStderr(() =>
+      runTrain({ ...flags(), profileTasks: 40, concurrency: 4, out: join(dir, 'forty') }),
+    );
+    expect(log).toContain(
       'note: --profile-tasks 40, but there are 12 validation tasks: profiles are anchored on them all',
     );
     expect((await routerProfiles(join(dir, 'forty'))).tasks).toHaveLength(12);

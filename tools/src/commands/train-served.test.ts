@@ -7,6 +7,7 @@ import { plainHarnessSpec } from '@harness-s/core/testing';
 import { deriveVariant, writeVariant } from '@harness-s/harness-dsh';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
+import { captureStderr } from '../__fixtures__/stderr.js';
 import { loadPlugins } from '../plugins.js';
 import { runTrain } from './train.js';
 
@@ -109,11 +110,8 @@ describe('train with a model served elsewhere', () => {
       ],
     });
     await writeVariant(pool, spec);
-    const logged: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => logged.push(String(chunk)) > 0) as typeof process.stderr.write;
-    try {
-      await runTrain({
+    const text = await captureStderr(() =>
+      runTrain({
         env: 'counter',
         method: 'harness-s',
         policy: 'openai',
@@ -129,11 +127,8 @@ describe('train with a model served elsewhere', () => {
         evalK: 1,
         concurrency: 2,
         out: join(dir, 'run'),
-      });
-    } finally {
-      process.stderr.write = write;
-    }
-    const text = logged.join('');
+      }),
+    );
     expect(text).toContain(`router: anchoring profiles (step-0 policy, 2 tasks): 2/2 | ${spec.id}`);
     expect(text).toContain('router: profiles anchored on test (2 validation tasks)');
   });
