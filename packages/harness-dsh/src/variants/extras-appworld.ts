@@ -48,9 +48,9 @@ export const pagingHelper = '__harness_all_pages';
 
 /**
  * One line of JavaScript defining `pagingHelper(app, api)`: a function of an API's arguments that
- * calls the API once where the arguments name `page_index` or `page_limit`, or where the API's
- * documentation lists no `page_index` (it is not a list); otherwise it reads page after page, 20
- * items each, until a short page, and returns them all. What it learns from the documentation is
+ * calls the API once where the arguments are not an object or name `page_index` or `page_limit`,
+ * or where the API's documentation lists no `page_index` (it is not a list); otherwise it reads
+ * page after page, 20 items each, until a short page, and returns them all. What it learns from the documentation is
  * kept in the sandbox across code blocks. One line, so that a traceback's line numbers stay those
  * of the policy's code.
  */
@@ -58,6 +58,7 @@ const pagingHelperCode = [
   `var ${pagingHelper} = typeof ${pagingHelper} === 'function' ? ${pagingHelper} : (function () {`,
   'var paged = {};',
   'return function (app, api) { return function (args) {',
+  "if (args !== undefined && (args === null || typeof args !== 'object')) return apis[app][api](args);",
   'var given = args || {};',
   "if ('page_index' in given || 'page_limit' in given) return apis[app][api](given);",
   "var key = app + '.' + api;",
