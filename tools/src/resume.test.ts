@@ -45,16 +45,7 @@ describe('--resume keeps the settings the run was started with', () => {
 
   it('refuses a flag that would change what the run is, naming it and the recorded value', async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'resume-eval-')), 'run');
-    const flags = {
-      env: 'dbbench',
-      policy: 'sim',
-      harness: 'h0',
-      k: 1,
-      seed: 0,
-      concurrency: 2,
-      quiet: true,
-      limit: 2,
-    };
+    const flags = { ...smallEvalFlags, limit: 2 };
     await runEval({ ...flags, out });
     await expect(runEval({ ...flags, k: 3, resume: out }, new Set(['resume', 'k']))).rejects.toThrow(
       /--resume .*: --k 3 \(the run has 1\); a continued run keeps its settings/,

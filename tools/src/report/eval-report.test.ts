@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { smallEvalFlags } from '../__fixtures__/dbbench-pool.js';
 import { runEval } from '../commands/eval.js';
 import { renderReport } from './index.js';
 
@@ -43,17 +44,7 @@ describe('the report of an evaluation run', () => {
 
   it('says how to finish an evaluation that did not end, instead of a report of part of it', async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'eval-report-')), 'run');
-    await runEval({
-      env: 'dbbench',
-      policy: 'sim',
-      harness: 'h0',
-      k: 1,
-      seed: 0,
-      concurrency: 2,
-      quiet: true,
-      limit: 1,
-      out,
-    });
+    await runEval({ ...smallEvalFlags, out });
     await rm(join(out, 'summary.json'));
     expect(existsSync(join(out, 'config.json'))).toBe(true);
     await expect(renderReport(out)).rejects.toThrow(
