@@ -23,6 +23,7 @@ const builtIns: Record<string, Record<string, () => HarnessSpec>> = {
   appworld: {
     h0: () => appworldH0('code-block'),
     'h0-tools': () => appworldH0('tool-calls'),
+    'h0-python': () => appworldH0('code-block', 'python'),
     minimal: appworldMinimal,
   },
 };

@@ -1,40 +1,67 @@
-import type { Action, ActionCodec, AssistantMessage, DecodedTurn } from '@harness-s/core';
+import { type Action, type ActionCodec, type AssistantMessage, ConfigError, type DecodedTurn } from '@harness-s/core';
+import { z } from 'zod';
 
 /** The environment tool a code block stands for. */
 export const codeBlockTool = 'execute';
 
+/** Languages a code block is written in, with the fence each is shown in. */
+const fences = { javascript: 'js', python: 'python' } as const;
+export type CodeLanguage = keyof typeof fences;
+
+const CodeBlockOptions = z.strictObject({ language: z.enum(['javascript', 'python']).default('javascript') });
+
+/** The language a code-block codec's options name (`{ language }`), JavaScript when they name none. */
+export function codeBlockLanguage(options: unknown): CodeLanguage {
+  const parsed = CodeBlockOptions.safeParse(options ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`codec.options.${issue?.path.join('.') || '(root)'}: ${issue?.message}`, {
+      code: 'bad-codec-options',
+    });
+  }
+  return parsed.data.language;
+}
+
 /**
  * Code actions as text, in the shape of AppWorld's ReAct code agent: the reply explains itself and
- * ends with one fenced code block (```js, ```javascript or ```python; a bare fence works too),
- * which becomes `execute({code})`. Only the first block is run, so one small block per turn is
- * what the prompt asks for.
+ * ends with one fenced code block (```js, ```javascript, ```python or ```py; a bare fence works
+ * too), which becomes `execute({code})`. Only the first block is run, so one small block per turn
+ * is what the prompt asks for. The codec's language (`options.language`, JavaScript by default) is
+ * the fence it writes and asks for.
  */
-export const codeBlockCodec: ActionCodec = {
-  kind: 'code-block',
+export function createCodeBlockCodec(options?: unknown): ActionCodec {
+  const fence = fences[codeBlockLanguage(options)];
+  return {
+    kind: 'code-block',
 
-  apiTools(): [] {
-    return [];
-  },
+    apiTools(): [] {
+      return [];
+    },
 
-  decode(message: AssistantMessage): DecodedTurn {
-    const block = /```(?:js|javascript|python|py)?[ \t]*\n([\s\S]*?)```/.exec(message.content);
-    const code = block?.[1]?.replace(/\n$/, '');
-    if (!code?.trim()) {
-      return {
-        ok: false,
-        error: 'No code found. Write exactly one code block, fenced as ```js ... ```, with the code to run next.',
-      };
-    }
-    return { ok: true, actions: [{ action: { tool: codeBlockTool, arguments: { code } } }] };
-  },
+    decode(message: AssistantMessage): DecodedTurn {
+      const block = /```(?:js|javascript|python|py)?[ \t]*\n([\s\S]*?)```/.exec(message.content);
+      const code = block?.[1]?.replace(/\n$/, '');
+      if (!code?.trim()) {
+        return {
+          ok: false,
+          error: `No code found. Write exactly one code block, fenced as \`\`\`${fence} ... \`\`\`, with the code to run next.`,
+        };
+      }
+      return { ok: true, actions: [{ action: { tool: codeBlockTool, arguments: { code } } }] };
+    },
 
-  encode(actions: readonly Action[], thought = ''): AssistantMessage {
-    const parts = thought ? [thought] : [];
-    for (const action of actions) {
-      if (action.tool === codeBlockTool) parts.push(`\`\`\`js\n${String(action.arguments['code'] ?? '')}\n\`\`\``);
-      // The protocol has no other action; say it so a reader of the transcript sees why.
-      else parts.push(`Action ${action.tool} ${JSON.stringify(action.arguments)} has no form in this protocol.`);
-    }
-    return { role: 'assistant', content: parts.join('\n\n') };
-  },
-};
+    encode(actions: readonly Action[], thought = ''): AssistantMessage {
+      const parts = thought ? [thought] : [];
+      for (const action of actions) {
+        if (action.tool === codeBlockTool)
+          parts.push(`\`\`\`${fence}\n${String(action.arguments['code'] ?? '')}\n\`\`\``);
+        // The protocol has no other action; say it so a reader of the transcript sees why.
+        else parts.push(`Action ${action.tool} ${JSON.stringify(action.arguments)} has no form in this protocol.`);
+      }
+      return { role: 'assistant', content: parts.join('\n\n') };
+    },
+  };
+}
+
+/** The JavaScript code-block codec (no options). */
+export const codeBlockCodec: ActionCodec = createCodeBlockCodec();

@@ -1,5 +1,5 @@
 import { type ActionCodec, type CodecSpec, ConfigError } from '@harness-s/core';
-import { codeBlockCodec } from './code-block.js';
+import { codeBlockCodec, createCodeBlockCodec } from './code-block.js';
 import { createCodeActCodec } from './codeact.js';
 import { dbbenchTextCodec } from './dbbench-text.js';
 import { sqlOnlyCodec } from './sql-only.js';
@@ -7,12 +7,13 @@ import { sweTextCodec } from './swe-text.js';
 import { toolCallsCodec } from './tool-calls.js';
 
 const codecs = new Map<string, ActionCodec>(
-  [toolCallsCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, codeBlockCodec].map((codec) => [codec.kind, codec]),
+  [toolCallsCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec].map((codec) => [codec.kind, codec]),
 );
 
 /** Codecs configured by `codec.options`, built per spec. */
 const codecFactories: ReadonlyMap<string, (options: unknown) => ActionCodec> = new Map([
   ['codeact', createCodeActCodec],
+  ['code-block', createCodeBlockCodec],
 ]);
 
 /** The codec a spec's `codec` names, with its options. */
@@ -25,9 +26,9 @@ export function createCodec(spec: CodecSpec): ActionCodec {
   return codecFor(spec.kind);
 }
 
-/** The codec of a kind named in a harness spec. */
+/** The codec of a kind named in a harness spec (with its default options). */
 export function codecFor(kind: string): ActionCodec {
-  const codec = codecs.get(kind);
+  const codec = codecs.get(kind) ?? codecFactories.get(kind)?.(undefined);
   if (!codec) {
     throw new ConfigError(`codec.kind: unknown action codec '${kind}'; known: ${codecKinds().join(', ')}`, {
       code: 'unknown-codec',
@@ -45,4 +46,12 @@ export function registerCodec(codec: ActionCodec): void {
   }
   codecs.set(codec.kind, codec);
 }
-export { codeBlockCodec, createCodeActCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec, toolCallsCodec };
+export {
+  codeBlockCodec,
+  createCodeActCodec,
+  createCodeBlockCodec,
+  dbbenchTextCodec,
+  sqlOnlyCodec,
+  sweTextCodec,
+  toolCallsCodec,
+};

@@ -1,4 +1,5 @@
 import type { Action, Trajectory } from '@harness-s/core';
+import { codeBlockLanguage } from '../codecs/code-block.js';
 import type { EnvironmentExtras, FailureSignal, ToolTransform } from './extras.js';
 
 const code = (action: Action): string | null =>
@@ -18,8 +19,10 @@ function calledApis(text: string): Array<{ app: string; api: string }> {
   return calls;
 }
 
-const docCode = (app: string, api: string) =>
-  `print(apis.api_docs.show_api_doc({ app_name: '${app}', api_name: '${api}' }));`;
+const docCode = (app: string, api: string, language?: string) =>
+  language === 'python'
+    ? `print(apis.api_docs.show_api_doc(app_name='${app}', api_name='${api}'))`
+    : `print(apis.api_docs.show_api_doc({ app_name: '${app}', api_name: '${api}' }));`;
 const writeApi =
   /^(create|add|update|delete|remove|send|reset|set|mark|post|like|follow|tag|move|pay|transfer|approve|book|order)/;
 
@@ -34,12 +37,16 @@ const apiDocLookup: ToolTransform = {
   description: 'prints api_docs.show_api_doc of every app API a code block calls before running it',
   note: 'Before running your code, the harness prints the documentation of every API it calls.',
   emits: ['execute'],
-  expand(action) {
+  languages: ['javascript', 'python'],
+  expand(action, _options, language) {
     const text = code(action);
     if (!text) return null;
     const apis = calledApis(text);
     if (apis.length === 0) return null;
-    return [...apis.map(({ app, api }) => ({ tool: 'execute', arguments: { code: docCode(app, api) } })), action];
+    return [
+      ...apis.map(({ app, api }) => ({ tool: 'execute', arguments: { code: docCode(app, api, language) } })),
+      action,
+    ];
   },
 };
 
@@ -91,6 +98,7 @@ const listPaging: ToolTransform = {
   description: 'makes every list API call without page_index or page_limit return all pages',
   note: 'The harness pages through lists for you: a list API called without page_index or page_limit returns every page.',
   emits: ['execute'],
+  languages: ['javascript'],
   rewrites: true,
   expand(action) {
     const text = code(action);
@@ -133,8 +141,10 @@ function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
   const documented = new Set<string>();
   let lastError = -1;
   blocks.forEach((block, index) => {
-    for (const match of block.text.matchAll(/show_api_doc\(\{ app_name: '(\w+)', api_name: '(\w+)' \}\)/g))
-      documented.add(`${match[1]}.${match[2]}`);
+    for (const match of block.text.matchAll(
+      /show_api_doc\((?:\{ app_name: '(\w+)', api_name: '(\w+)' \}|app_name=['"](\w+)['"], ?api_name=['"](\w+)['"])\)/g,
+    ))
+      documented.add(`${match[1] ?? match[3]}.${match[2] ?? match[4]}`);
     if (block.error === null) return;
     lastError = index;
     const evidence = `turn ${block.turn}: ${block.error.replace(/\s+/g, ' ').slice(-140)}`;
@@ -147,7 +157,9 @@ function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
       signals.push({ kind: 'skipped-api-doc', skill: 'lookup-api-doc', evidence });
     }
   });
-  const gaveUp = blocks.some((block) => /complete_task\(\{ status: 'fail' \}\)/.test(block.text));
+  const gaveUp = blocks.some((block) =>
+    /complete_task\((?:\{ status: 'fail' \}|status=['"]fail['"])\)/.test(block.text),
+  );
   const recovered =
     lastError >= 0 &&
     blocks.slice(lastError + 1).some((block) => block.error === null && !/complete_task/.test(block.text));
@@ -173,7 +185,8 @@ function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
       lists.actual.length < lists.expected.length &&
       lists.actual.every((item) => lists.expected.includes(item));
     const firstPageOnly = blocks.some(
-      (block) => /apis\.\w+\.show_\w+\(\{[^}]*\}\)/.test(block.text) && !/page_index/.test(block.text),
+      (block) =>
+        /apis\.\w+\.show_\w+\((?:\{[^}]*\}|[^()]*=[^()]*)\)/.test(block.text) && !/page_index/.test(block.text),
     );
     if (check.name === 'password-reset') {
       signals.push({ kind: 'unfinished-account-flow', skill: 'finish-account-flow', evidence: detail });
@@ -201,6 +214,7 @@ function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
 export const appworldExtras: EnvironmentExtras = {
   env: 'appworld',
   transforms: [apiDocLookup, listPaging],
+  codeLanguage: (spec) => (spec.codec.kind === 'code-block' ? codeBlockLanguage(spec.codec.options) : 'javascript'),
   changesState: (action) => {
     const text = code(action);
     return text !== null && calledApis(text).some(({ api }) => writeApi.test(api));

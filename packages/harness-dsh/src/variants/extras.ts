@@ -1,4 +1,4 @@
-import type { Action, SkillDescription, Task, Trajectory } from '@harness-s/core';
+import type { Action, HarnessSpec, SkillDescription, Task, Trajectory } from '@harness-s/core';
 import { appworldExtras } from './extras-appworld.js';
 import { dbbenchExtras } from './extras-dbbench.js';
 import { swegymExtras } from './extras-swegym.js';
@@ -27,8 +27,14 @@ export interface ToolTransform {
   /**
    * The base actions one decoded action becomes, in order, including the action itself; null
    * leaves the action as it is. The added actions' observations say they are the harness's.
+   * `language` is the harness's code language (`EnvironmentExtras.codeLanguage`), if it has one.
    */
-  expand?(action: Action, options: Readonly<Record<string, unknown>>): Action[] | null;
+  expand?(action: Action, options: Readonly<Record<string, unknown>>, language?: string): Action[] | null;
+  /**
+   * The code languages it works in, when it writes code; a harness in another language cannot
+   * have it (evolution does not propose it, and a spec that names it is refused).
+   */
+  readonly languages?: readonly string[];
   /**
    * `expand` rewrites the action in place (one action, standing for the policy's own, whose
    * observation is not labelled as the harness's) instead of adding actions around it.
@@ -65,6 +71,11 @@ export interface EnvironmentExtras {
   readonly directiveTexts?: Readonly<Record<string, readonly string[]>>;
   /** The repair direction of each skill; a skill not listed is its own direction. */
   readonly skillDirections?: Readonly<Record<string, string>>;
+  /**
+   * The language a harness's code actions are written in, for environments whose actions are code
+   * (AppWorld: JavaScript for the embedded world, Python for the real server).
+   */
+  codeLanguage?(spec: HarnessSpec): string | undefined;
   /** Environment-specific failure signals of a failed trajectory. */
   failureSignals?(trajectory: Trajectory): FailureSignal[];
 }
@@ -88,6 +99,17 @@ export function registerEnvironmentExtras(extras: EnvironmentExtras): void {
 /** An environment's extras, or empty ones. */
 export function environmentExtras(env: string): EnvironmentExtras {
   return registry.get(env) ?? { env, transforms: [] };
+}
+
+/** Whether a transform works in a harness's code language (always, for a transform that writes no code). */
+export function transformFits(
+  transform: ToolTransform,
+  spec: HarnessSpec,
+  extras: EnvironmentExtras = environmentExtras(spec.env),
+): boolean {
+  if (!transform.languages) return true;
+  const language = extras.codeLanguage?.(spec);
+  return language === undefined || transform.languages.includes(language);
 }
 
 /** The direction a skill's failures are repaired in. */

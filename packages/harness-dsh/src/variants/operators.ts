@@ -1,5 +1,5 @@
 import type { Directive, HarnessSpec, SkillDescription } from '@harness-s/core';
-import { actionFormatSkillDescription, type EnvironmentExtras } from './extras.js';
+import { actionFormatSkillDescription, type EnvironmentExtras, transformFits } from './extras.js';
 import type { ProposedChange } from './patch.js';
 
 /**
@@ -94,6 +94,7 @@ const toolTransformOperator: VariantOperator = {
           transform.direction === direction.name,
       )
       .filter((transform) => !parent.tools.some((tool) => tool.kind === transform.kind))
+      .filter((transform) => transformFits(transform, parent, context.extras))
       .map((transform) => ({
         operator: 'tool-transform',
         direction: direction.name,

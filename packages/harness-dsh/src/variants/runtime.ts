@@ -10,7 +10,7 @@ import {
   type Task,
   type ToolSpec,
 } from '@harness-s/core';
-import { environmentExtras, type ToolTransform } from './extras.js';
+import { environmentExtras, type ToolTransform, transformFits } from './extras.js';
 
 /**
  * The parts of a harness that come from a variant's mechanics (tool transforms and execution
@@ -47,6 +47,12 @@ export function resolveTransforms(
         { code: 'bad-transform-skill' },
       );
     }
+    if (!transformFits(transform, spec)) {
+      throw new ConfigError(
+        `tools.${index}.kind: transform '${entry.kind}' works in ${transform.languages?.join(', ')} code, not in ${extras.codeLanguage?.(spec)} (harness ${spec.id})`,
+        { code: 'unsupported-transform' },
+      );
+    }
     return { transform, options: entry.options };
   });
 }
@@ -64,13 +70,14 @@ export function createMechanics(spec: HarnessSpec, baseCodec: ActionCodec): Harn
   // Actions a transform added, so their observations can say where they came from.
   const added = new WeakMap<Action, string>();
   const expanders = transforms.filter(({ transform }) => transform.expand);
+  const language = extras.codeLanguage?.(spec);
   const preluders = transforms.filter(({ transform }) => transform.prelude);
 
   const expand = (decoded: DecodedAction): DecodedAction[] => {
     let actions: Action[] = [decoded.action];
     for (const { transform, options } of expanders) {
       actions = actions.flatMap((action) => {
-        const expanded = transform.expand?.(action, options);
+        const expanded = transform.expand?.(action, options, language);
         if (!expanded) return [action];
         // A rewrite stands for the policy's action; actions added around it are the harness's.
         if (!transform.rewrites) for (const item of expanded) if (item !== action) added.set(item, transform.kind);

@@ -1,0 +1,163 @@
+import type { Action, SkillDescription, Trajectory } from '@harness-s/core';
+import { describe, expect, it } from 'vitest';
+import { appworldH0 } from './appworld.js';
+import { createCodec } from './codecs/index.js';
+import { createHarness } from './harness.js';
+import { builtInHarnesses, resolveHarness } from './registry.js';
+import { environmentExtras } from './variants/extras.js';
+import { appworldExtras } from './variants/extras-appworld.js';
+import { proposeChanges } from './variants/operators.js';
+import { deriveVariant } from './variants/patch.js';
+
+const task = {
+  id: 'abcdef0_1',
+  env: 'appworld',
+  split: 'dev',
+  instruction: 'My name is A B.\nTask: Count my songs.',
+  tags: [],
+};
+
+describe('H0 for AppWorld in Python (the real server)', () => {
+  it('is a built-in harness whose prompt, example and rules are written for Python', async () => {
+    expect(builtInHarnesses('appworld')).toEqual(['h0', 'h0-tools', 'h0-python', 'minimal']);
+    const harness = await resolveHarness('appworld', 'h0-python');
+    expect(harness.spec).toMatchObject({
+      id: 'h0-python',
+      parent: null,
+      codec: { kind: 'code-block', options: { language: 'python' } },
+      execution: { maxSteps: 50 },
+    });
+    const [system, user] = harness.start(task, []);
+    const prompt = system?.content ?? '';
+    expect(prompt).toContain('using a Python REPL');
+    expect(prompt).toContain("print(apis.api_docs.show_api_doc(app_name='music', api_name='login'))");
+    expect(prompt).toContain('apis.supervisor.complete_task(answer=3)');
+    expect(prompt).toContain("apis.supervisor.complete_task(status='fail')");
+    // Nothing of the JavaScript prompt is left in it.
+    for (const javascript of ['JavaScript', '```js', '({', 'var ', '//']) expect(prompt).not.toContain(javascript);
+    expect(user?.content).toBe(task.instruction);
+    expect(() => appworldH0('tool-calls', 'python')).toThrow(/code blocks/);
+  });
+
+  it('writes and asks for python fences; the JavaScript codec stays as it was', () => {
+    const python = createCodec({ kind: 'code-block', options: { language: 'python' } });
+    const action: Action = { tool: 'execute', arguments: { code: 'print(1)' } };
+    expect(python.encode([action], 'Go.').content).toBe('Go.\n\n```python\nprint(1)\n```');
+    expect(python.decode({ role: 'assistant', content: 'no code' }, [])).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('fenced as ```python'),
+    });
+    const javascript = createCodec({ kind: 'code-block' });
+    expect(javascript.encode([action]).content).toBe('```js\nprint(1)\n```');
+    expect(() => createCodec({ kind: 'code-block', options: { language: 'ruby' } })).toThrow(
+      /codec\.options\.language/,
+    );
+    expect(() => createCodec({ kind: 'code-block', options: { fence: 'py' } })).toThrow(/codec\.options/);
+  });
+
+  it('gets the documentation lookup in Python and never the JavaScript paging helper', () => {
+    const base = appworldH0('code-block', 'python');
+    const extras = environmentExtras('appworld');
+    expect(extras.codeLanguage?.(base)).toBe('python');
+    expect(extras.codeLanguage?.(appworldH0())).toBe('javascript');
+    const skills: SkillDescription[] = [
+      { name: 'fetch-all-pages', description: 'read every page' },
+      { name: 'lookup-api-doc', description: 'read the doc first' },
+    ];
+    const direction = (name: string, skill: string) => ({ name, skills: [skill], causes: [], tasks: [] });
+    const proposed = (parent: typeof base, name: string, skill: string) =>
+      proposeChanges(parent, direction(name, skill), { skills, extras })
+        .flatMap((change) => change.operations)
+        .flatMap((operation) => (operation.op === 'add-tool-transform' ? [operation.transform.kind] : []));
+    expect(proposed(appworldH0(), 'pagination', 'fetch-all-pages')).toEqual(['list-paging']);
+    expect(proposed(base, 'pagination', 'fetch-all-pages')).toEqual([]);
+    expect(proposed(base, 'api-grounding', 'lookup-api-doc')).toEqual(['api-doc-lookup']);
+
+    const lookup = createHarness(
+      deriveVariant(base, base, {
+        operator: 'tool-transform',
+        direction: 'api-grounding',
+        description: 'api-doc-lookup',
+        operations: [
+          { op: 'add-tool-transform', transform: { kind: 'api-doc-lookup', options: {}, skill: 'lookup-api-doc' } },
+        ],
+      }),
+    );
+    const code = 'songs = apis.music.show_songs(access_token=token)\nprint(len(songs))';
+    const decoded = lookup.codec.decode({ role: 'assistant', content: `\`\`\`python\n${code}\n\`\`\`` }, []);
+    expect(decoded).toEqual({
+      ok: true,
+      actions: [
+        {
+          action: {
+            tool: 'execute',
+            arguments: { code: "print(apis.api_docs.show_api_doc(app_name='music', api_name='show_songs'))" },
+          },
+        },
+        { action: { tool: 'execute', arguments: { code } } },
+      ],
+    });
+
+    const paging = {
+      ...base,
+      id: 'with-paging',
+      tools: [{ kind: 'list-paging', options: {}, skill: 'fetch-all-pages' }],
+    };
+    expect(() => createHarness(paging)).toThrow(/tools\.0\.kind: transform 'list-paging' works in javascript code/);
+  });
+
+  it('reads Python code in failure signals: documented APIs, giving up, first pages', () => {
+    const turn = (code: string, error: string | null, index: number) => ({
+      index,
+      response: { content: '' },
+      usage: { promptTokens: 0, completionTokens: 0 },
+      latencyMs: 0,
+      actions: [
+        {
+          action: { tool: 'execute', arguments: { code } },
+          result: {
+            observation: error ?? '',
+            done: false,
+            ...(error ? { error: { kind: 'exception', message: error } } : {}),
+          },
+          latencyMs: 0,
+        },
+      ],
+    });
+    const signals = (codes: Array<[string, string | null]>, detail: string) =>
+      appworldExtras
+        .failureSignals?.({
+          id: 't#h0-python#0',
+          taskId: 't',
+          turns: codes.map(([code, error], index) => turn(code, error, index)),
+          stopReason: 'done',
+          evaluation: { reward: 0, success: false, checks: [{ name: 'answer', passed: false, detail }], details: {} },
+        } as unknown as Trajectory)
+        .map((signal) => signal.kind) ?? [];
+    const documented = "print(apis.api_docs.show_api_doc(app_name='music', api_name='show_songs'))";
+    const call = 'songs = apis.music.show_songs(token=t)';
+    const unexpected = 'Response status code is 422: unexpected parameter';
+    expect(signals([[call, unexpected]], 'expected 3, got null')).toContain('skipped-api-doc');
+    expect(
+      signals(
+        [
+          [documented, null],
+          [call, unexpected],
+        ],
+        'expected 3, got null',
+      ),
+    ).not.toContain('skipped-api-doc');
+    expect(
+      signals(
+        [
+          [call, unexpected],
+          ["apis.supervisor.complete_task(status='fail')", null],
+        ],
+        'x',
+      ),
+    ).toContain('gave-up-after-error');
+    expect(signals([['songs = apis.music.show_songs(access_token=t)', null]], 'expected 7, got 5')).toEqual([
+      'first-page-only',
+    ]);
+  });
+});
