@@ -54,6 +54,11 @@ export const unconfinedOption = () =>
 /** AppWorld environment servers (`appworld-server` or `harness-s serve appworld`) to run episodes on. */
 export const appworldUrlOption = () =>
   new Option('--appworld-url <urls...>', 'appworld: environment servers to run on (one task each at a time)');
+export const baseOption = () =>
+  new Option(
+    '--base <name>',
+    "the base harness H0, a built-in name (default: the one the pool's variants derive from, else h0; appworld: h0-python for the real server)",
+  );
 export const checkpointOption = () =>
   new Option(
     '--checkpoint <path>',

@@ -15,6 +15,7 @@ import { environmentNames } from './environments.js';
 import {
   addModelOptions,
   appworldUrlOption,
+  baseOption,
   checkpointOption,
   dbOption,
   integer,
@@ -293,10 +294,11 @@ export function createProgram(): Command {
       'Directional harness evolution: grow a sibling pool from H0 (failure analysis, repair directions, children, parents by joint coverage).',
     )
     .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
+    .addOption(baseOption())
     .option('--rounds <n>', 'evolution rounds', integer('--rounds', 1), 3)
     .requiredOption('--out <dir>', 'the pool folder (rerun the same command to resume it)')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
-    .option('--split <name>', 'the split to use (cut into train/validation/test unless --subset all)')
+    .option('--split <name|file>', 'the split or task file to use (cut into train/validation/test unless --subset all)')
     .addOption(
       new Option(
         '--subset <name>',

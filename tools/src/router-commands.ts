@@ -5,6 +5,7 @@ import { runRescueStudy } from './commands/rescue-study.js';
 import { environmentNames } from './environments.js';
 import {
   appworldUrlOption,
+  baseOption,
   checkpointOption,
   dbOption,
   fraction,
@@ -27,12 +28,16 @@ export function addRouterCommands(program: Command): void {
     )
     .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
     .requiredOption('--pool <dir>', 'the sibling pool')
+    .addOption(baseOption())
     .requiredOption('--out <dir>', 'where profiles.json and summary.md go')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--k <n>', 'attempts per validation task and harness', integer('--k', 1), 3)
     .option('--seed <n>', 'seed (paired across harnesses)', integer('--seed', 0), 0)
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
-    .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
+    .option(
+      '--split <name|file>',
+      'cut this split, or a task file (AppWorld server: task ids), into train/validation/test instead of the shipped splits',
+    )
     .option(
       '--tasks <n>',
       'profile on this many validation tasks, chosen to cover their features (default all)',

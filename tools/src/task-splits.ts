@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { ConfigError, type Environment, splitTasks, type Task, type TaskSet } from '@harness-s/core';
 
 /** Train, validation and test tasks for training and evolution. */
@@ -12,10 +13,19 @@ export interface TaskSplits<T extends Task> {
 /** The cut of a single shipped split: 60% train, 20% validation, 20% test. */
 export const singleSplitFractions = { train: 0.6, validation: 0.2, test: 0.2 } as const;
 
+/** Whether `--split` names a task file (as `eval --data` takes) rather than a split. */
+const isTaskFile = (split: string): boolean => statSync(split, { throwIfNoEntry: false })?.isFile() ?? false;
+
+/** The tasks of a split the environment ships, or of a task file given in its place. */
+export function loadSplitOrFile<T extends Task>(environment: Environment<T>, split: string): Promise<TaskSet<T>> {
+  return environment.loadTasks(isTaskFile(split) ? { file: split } : { split });
+}
+
 /**
  * The environment's own train/dev/test splits when it ships them; otherwise its single split cut
  * deterministically by core's `splitTasks` (tasks ordered by a hash of their id, cut 60/20/20 at
  * exact sizes). The cut depends on the ids only, so every method and seed sees the same split.
+ * `split` may also be a task file, cut the same way (AppWorld's real server: a file of task ids).
  */
 export async function loadTaskSplits<T extends Task>(
   environment: Environment<T>,
@@ -37,7 +47,7 @@ export async function loadTaskSplits<T extends Task>(
   }
   const name = split ?? splits[0];
   if (!name) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
-  const { tasks } = await environment.loadTasks({ split: name });
+  const { tasks } = await loadSplitOrFile(environment, name);
   return { ...splitTasks(tasks, singleSplitFractions), source: `${name} cut 60/20/20 by a hash of the task id` };
 }
 

@@ -5,6 +5,7 @@ import { environmentNames } from './environments.js';
 import {
   addModelOptions,
   appworldUrlOption,
+  baseOption,
   dbOption,
   fraction,
   integer,
@@ -47,7 +48,11 @@ export function addTrainingCommands(program: Command): void {
     .option('--batch-size <n>', 'tasks per step', integer('--batch-size', 1), 8)
     .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
     .option('--pool <dir>', 'the sibling harness pool (needed by harness-s and mixture)')
-    .option('--split <name>', 'cut this split into train/validation/test instead of the shipped splits')
+    .addOption(baseOption())
+    .option(
+      '--split <name|file>',
+      'cut this split, or a task file (AppWorld server: task ids), into train/validation/test instead of the shipped splits',
+    )
     .option('--rescue <shape>', 'rescue group shape, variants x attempts (default K x 1)')
     .addOption(
       new Option('--rescue-context <how>', 'train rescued attempts as rendered, or re-rendered under H0').choices([

@@ -11,6 +11,7 @@ import {
   type TaskSet,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
+import { checkCodeLanguage } from '../base-harness.js';
 import { actionsOf, createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -104,6 +105,7 @@ export async function runEval(
       ? { taskSet: await environment.loadTasks({ file: flags.data }) }
       : await loadSplitTasks(environment, split, source?.cutFrom);
     const taskSet = selectTasks(loaded.taskSet, flags);
+    checkCodeLanguage(harness, taskSet.tasks, '--harness');
     const splitName = loaded.name ?? taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
     const dir = resolve(flags.resume ?? flags.out ?? join('runs', `${timestamp()}-${flags.env}-${flags.policy}`));
     if (flags.resume && !existsSync(dir))

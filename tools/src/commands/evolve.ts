@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, countOf, type Environment, type Task } from '@harness-s/core';
 import {
-  baseHarnessSpec,
   type ChangeProposer,
   createHarness,
   createLlmAnalyser,
@@ -13,15 +12,18 @@ import {
   type SolvedRule,
 } from '@harness-s/harness-dsh';
 import { createOpenAIPolicy } from '@harness-s/policy';
+import { checkCodeLanguage, resolveBase } from '../base-harness.js';
 import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress, type Progress } from '../progress.js';
-import { loadTaskSplits } from '../task-splits.js';
+import { loadSplitOrFile, loadTaskSplits } from '../task-splits.js';
 
 export interface EvolveFlags extends SimulatedSettingsFlags {
   env: string;
+  /** The built-in base harness to evolve from (default `h0`). */
+  base?: string;
   rounds: number;
   out: string;
   policy: string;
@@ -59,7 +61,7 @@ async function evolutionTasks<T extends Task>(environment: Environment<T>, flags
   if (subset === 'all') {
     const split = flags.split ?? environment.splits[0];
     if (!split) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
-    return { tasks: (await environment.loadTasks({ split })).tasks, label: split };
+    return { tasks: (await loadSplitOrFile(environment, split)).tasks, label: split };
   }
   const splits = await loadTaskSplits(environment, flags.split);
   const tasks = subset === 'development' ? [...splits.train, ...splits.validation] : splits[subset];
@@ -78,9 +80,11 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
   try {
-    const base = baseHarnessSpec(flags.env);
+    const baseHarness = await resolveBase(flags.env, flags.base, []);
+    const base = baseHarness.spec;
     const { tasks, label } = await evolutionTasks(environment, flags);
     if (tasks.length === 0) throw new ConfigError(`no tasks to evolve on (${label})`, { code: 'no-tasks' });
+    checkCodeLanguage(baseHarness, tasks, '--base');
     let analyser: FailureAnalyser | undefined;
     let proposer: ChangeProposer | undefined;
     if (flags.analyserUrl && flags.analyserModel) {

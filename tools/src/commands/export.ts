@@ -33,6 +33,8 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   const config = (await readJson(join(dir, 'config.json'))) as {
     command?: string;
     env?: string;
+    /** The id of the run's base harness (a built-in name). */
+    h0?: string;
     config?: { method?: string; rescueContext?: 'variant' | 'h0' };
   };
   if (config.command !== 'train' || !config.env) {
@@ -51,7 +53,7 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   await mkdir(dirname(path), { recursive: true });
   const handle = await open(path, 'w');
   try {
-    const h0 = await resolveHarness(config.env, 'h0');
+    const h0 = await resolveHarness(config.env, config.h0 ?? 'h0');
     const tasks = new Map<string, Awaited<ReturnType<typeof environment.loadTasks>>['tasks'][number]>();
     const splits = new Set(trajectories.map((trajectory) => trajectory.split));
     for (const split of splits)

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '@harness-s/core';
-import { resolveHarness } from '@harness-s/harness-dsh';
 import { buildProfiles, chooseProfileTasks, type ProfileSet, writeProfiles } from '@harness-s/router';
+import { checkCodeLanguage, resolveBase } from '../base-harness.js';
 import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -13,6 +13,8 @@ import { loadTaskSplits } from '../task-splits.js';
 export interface ProfileFlags extends EnvironmentOptions, SimulatedSettingsFlags {
   env: string;
   pool: string;
+  /** The built-in base harness (default: the pool's base, else `h0`). */
+  base?: string;
   out: string;
   policy: string;
   k: number;
@@ -34,9 +36,10 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
-    const h0 = await resolveHarness(flags.env, 'h0');
     const pool = await loadPoolHarnesses(flags.pool, flags.env);
+    const h0 = await resolveBase(flags.env, flags.base, pool);
     const splits = await loadTaskSplits(environment, flags.split);
+    checkCodeLanguage(h0, splits.validation, '--base');
     const source = splits.source;
     if (splits.validation.length === 0) throw new ConfigError(`no validation tasks (${source})`, { code: 'no-tasks' });
     const validation =

@@ -18,6 +18,8 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
   seed: number;
   batchSize: number;
   pool?: string;
+  /** The built-in base harness (default: the pool's base, else `h0`). */
+  base?: string;
   split?: string;
   rescue?: string;
   rescueContext?: string;

@@ -11,7 +11,6 @@ import {
   type TrainSummary,
   train,
 } from '@harness-s/core';
-import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
 import { AdaptiveRouter, type ProfilingProgress, readProfiles } from '@harness-s/router';
@@ -28,6 +27,7 @@ import { loadTaskSplits } from '../task-splits.js';
 
 export type { TrainFlags } from './train-flags.js';
 
+import { checkCodeLanguage, resolveBase } from '../base-harness.js';
 import { keepExtension, parseShape, refuseUnusedFlags, type TrainFlags, trainChangeable } from './train-flags.js';
 
 /**
@@ -117,9 +117,10 @@ export async function runTrain(
   let runner: QueueRunner | undefined;
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
   try {
-    const h0 = await resolveHarness(flags.env, 'h0');
     const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
+    const h0 = await resolveBase(flags.env, flags.base, pool);
     const tasks = await loadTaskSplits(environment, flags.split);
+    checkCodeLanguage(h0, [...tasks.train, ...tasks.validation, ...tasks.test], '--base');
     const dir = resolve(
       flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
     );

@@ -1,0 +1,51 @@
+import { ConfigError, type Harness, type Task } from '@harness-s/core';
+import { builtInHarnesses, builtInHarnessSpec, environmentExtras, resolveHarness } from '@harness-s/harness-dsh';
+
+/**
+ * The base harness H0 of a command: `--base` when given, else the one the pool's variants derive
+ * from, else the environment's `h0`. A pool of another base, or of several, is refused.
+ */
+export async function resolveBase(env: string, base: string | undefined, pool: readonly Harness[]): Promise<Harness> {
+  const poolBases = [...new Set(pool.flatMap((harness) => (harness.spec.patch ? [harness.spec.patch.base] : [])))];
+  if (poolBases.length > 1)
+    throw new ConfigError(`--pool: its variants derive from different base harnesses (${poolBases.join(', ')})`, {
+      code: 'bad-pool',
+    });
+  const [poolBase] = poolBases;
+  if (base !== undefined && poolBase !== undefined && base !== poolBase)
+    throw new ConfigError(
+      `--base ${base}, but the pool's variants derive from ${poolBase}: give --base ${poolBase}, or a pool evolved with --base ${base}`,
+      { code: 'bad-base' },
+    );
+  const name = base ?? poolBase ?? 'h0';
+  if (!builtInHarnesses(env).includes(name))
+    throw new ConfigError(
+      `--base: no built-in harness '${name}' for --env ${env}; use one of ${builtInHarnesses(env).join(', ')}`,
+      { code: 'unknown-harness' },
+    );
+  return resolveHarness(env, name);
+}
+
+/**
+ * Refuses a harness whose code is in another language than the tasks' (AppWorld: the embedded
+ * world runs JavaScript, the real server Python), naming the harness to use instead.
+ */
+export function checkCodeLanguage(harness: Harness, tasks: readonly Task[], flag: string): void {
+  const language = environmentExtras(harness.spec.env).codeLanguage?.(harness.spec);
+  if (language === undefined) return;
+  const other = tasks.find((task) => {
+    const taskLanguage = (task as Task & { codeLanguage?: unknown }).codeLanguage;
+    return typeof taskLanguage === 'string' && taskLanguage !== language;
+  });
+  if (!other) return;
+  const wanted = String((other as Task & { codeLanguage?: unknown }).codeLanguage);
+  const fitting = builtInHarnesses(harness.spec.env).filter((name) => {
+    const spec = builtInHarnessSpec(harness.spec.env, name);
+    return spec !== undefined && environmentExtras(spec.env).codeLanguage?.(spec) === wanted;
+  });
+  throw new ConfigError(
+    `task ${other.id} is written in ${wanted} code, but harness ${harness.spec.id} writes ${language}` +
+      (fitting.length ? `: use ${flag} ${fitting.join(' or ')}` : ''),
+    { code: 'code-language-mismatch' },
+  );
+}
