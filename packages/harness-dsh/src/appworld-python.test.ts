@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import type { Action, SkillDescription, Trajectory } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
 import { appworldH0 } from './appworld.js';
 import { createCodec } from './codecs/index.js';
 import { createHarness } from './harness.js';
 import { builtInHarnesses, resolveHarness } from './registry.js';
-import { environmentExtras } from './variants/extras.js';
+import { environmentExtras, registerEnvironmentExtras } from './variants/extras.js';
 import { appworldExtras } from './variants/extras-appworld.js';
 import { proposeChanges } from './variants/operators.js';
 import { deriveVariant } from './variants/patch.js';
@@ -16,6 +17,16 @@ const task = {
   instruction: 'My name is A B.\nTask: Count my songs.',
   tags: [],
 };
+
+/** A spec deriving from `base` by one tool transform. */
+function withTransform(base: ReturnType<typeof appworldH0>, kind: string, skill: string) {
+  return deriveVariant(base, base, {
+    operator: 'tool-transform',
+    direction: 'test',
+    description: kind,
+    operations: [{ op: 'add-tool-transform', transform: { kind, options: {}, skill } }],
+  });
+}
 
 describe('H0 for AppWorld in Python (the real server)', () => {
   it('is a built-in harness whose prompt, example and rules are written for Python', async () => {
@@ -55,7 +66,7 @@ describe('H0 for AppWorld in Python (the real server)', () => {
     expect(() => createCodec({ kind: 'code-block', options: { fence: 'py' } })).toThrow(/codec\.options/);
   });
 
-  it('gets the documentation lookup in Python and never the JavaScript paging helper', () => {
+  it('gets the documentation lookup in Python, and list paging through a helper its prelude defines', () => {
     const base = appworldH0('code-block', 'python');
     const extras = environmentExtras('appworld');
     expect(extras.codeLanguage?.(base)).toBe('python');
@@ -70,19 +81,10 @@ describe('H0 for AppWorld in Python (the real server)', () => {
         .flatMap((change) => change.operations)
         .flatMap((operation) => (operation.op === 'add-tool-transform' ? [operation.transform.kind] : []));
     expect(proposed(appworldH0(), 'pagination', 'fetch-all-pages')).toEqual(['list-paging']);
-    expect(proposed(base, 'pagination', 'fetch-all-pages')).toEqual([]);
+    expect(proposed(base, 'pagination', 'fetch-all-pages')).toEqual(['list-paging']);
     expect(proposed(base, 'api-grounding', 'lookup-api-doc')).toEqual(['api-doc-lookup']);
 
-    const lookup = createHarness(
-      deriveVariant(base, base, {
-        operator: 'tool-transform',
-        direction: 'api-grounding',
-        description: 'api-doc-lookup',
-        operations: [
-          { op: 'add-tool-transform', transform: { kind: 'api-doc-lookup', options: {}, skill: 'lookup-api-doc' } },
-        ],
-      }),
-    );
+    const lookup = createHarness(withTransform(base, 'api-doc-lookup', 'lookup-api-doc'));
     const code = 'songs = apis.music.show_songs(access_token=token)\nprint(len(songs))';
     const decoded = lookup.codec.decode({ role: 'assistant', content: `\`\`\`python\n${code}\n\`\`\`` }, []);
     expect(decoded).toEqual({
@@ -97,13 +99,58 @@ describe('H0 for AppWorld in Python (the real server)', () => {
         { action: { tool: 'execute', arguments: { code } } },
       ],
     });
+  });
 
-    const paging = {
-      ...base,
-      id: 'with-paging',
-      tools: [{ kind: 'list-paging', options: {}, skill: 'fetch-all-pages' }],
-    };
-    expect(() => createHarness(paging)).toThrow(/tools\.0\.kind: transform 'list-paging' works in javascript code/);
+  it('pages lists in Python: run by python3 against a stand-in of the apis object', () => {
+    const paging = createHarness(withTransform(appworldH0('code-block', 'python'), 'list-paging', 'fetch-all-pages'));
+    const prelude = paging.prelude?.(task, []);
+    expect(prelude?.actions).toHaveLength(1);
+    const definition = String(prelude?.actions[0]?.action.arguments['code']);
+    const policyCode = [
+      'songs = apis.music.show_songs(access_token=token)',
+      'first = apis.music.show_songs(access_token=token, page_index=1, page_limit=5)',
+      'song = apis.music.show_song(song_id=3)',
+      "print(json.dumps({'songs': len(songs), 'first': first, 'song': song, 'docs': docs}))",
+    ].join('\n');
+    const decoded = paging.codec.decode({ role: 'assistant', content: `\`\`\`python\n${policyCode}\n\`\`\`` }, []);
+    if (!decoded.ok) throw new Error(decoded.error);
+    const [rewritten] = decoded.actions.map((item) => String(item.action.arguments['code']));
+    // Four lines still: a traceback points at the policy's own line.
+    expect(rewritten?.split('\n')).toHaveLength(4);
+    expect(rewritten).toContain(
+      "__harness_all_pages(apis.music.show_songs, 'music', 'show_songs')(access_token=token)",
+    );
+    // The stand-in: 47 songs served 20 a page at most, a song by id, and documentation that says
+    // which API pages; it counts documentation lookups.
+    const standIn = [
+      'import json',
+      'docs = []',
+      'class Music:',
+      '    def show_songs(self, access_token, page_index=0, page_limit=5):',
+      '        return list(range(47))[page_index * page_limit:(page_index + 1) * min(page_limit, 20)]',
+      '    def show_song(self, song_id):',
+      "        return {'song_id': song_id}",
+      'class Docs:',
+      '    def show_api_doc(self, app_name, api_name):',
+      '        docs.append(api_name)',
+      "        names = ['access_token', 'page_index', 'page_limit'] if api_name == 'show_songs' else ['song_id']",
+      "        return {'parameters': [{'name': name} for name in names]}",
+      'class Apis:',
+      '    music = Music()',
+      '    api_docs = Docs()',
+      'apis = Apis()',
+      "token = 't'",
+    ].join('\n');
+    const output = execFileSync('python3', ['-c', [standIn, definition, rewritten].join('\n')], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(JSON.parse(output)).toEqual({
+      songs: 47,
+      first: [5, 6, 7, 8, 9],
+      song: { song_id: 3 },
+      docs: ['show_songs', 'show_song'],
+    });
   });
 
   it('reads Python code in failure signals: documented APIs, giving up, first pages', () => {
@@ -159,5 +206,27 @@ describe('H0 for AppWorld in Python (the real server)', () => {
     expect(signals([['songs = apis.music.show_songs(access_token=t)', null]], 'expected 7, got 5')).toEqual([
       'first-page-only',
     ]);
+  });
+
+  it('keeps a transform out of a harness in a language it does not work in', () => {
+    // An environment whose one transform writes JavaScript only.
+    registerEnvironmentExtras({
+      env: 'js-only',
+      transforms: [
+        { kind: 'js-helper', direction: 'paging', description: 'd', note: 'n', emits: [], languages: ['javascript'] },
+      ],
+      codeLanguage: (spec) => environmentExtras('appworld').codeLanguage?.(spec),
+    });
+    const python = { ...appworldH0('code-block', 'python'), env: 'js-only' };
+    const javascript = { ...appworldH0(), env: 'js-only' };
+    const context = { skills: [], extras: environmentExtras('js-only') };
+    const direction = { name: 'paging', skills: [], causes: [], tasks: [] };
+    expect(proposeChanges(javascript, direction, context).map((change) => change.operator)).toContain('tool-transform');
+    expect(proposeChanges(python, direction, context).map((change) => change.operator)).not.toContain('tool-transform');
+    const tools = [{ kind: 'js-helper', options: {} }];
+    expect(() => createHarness({ ...javascript, tools })).not.toThrow();
+    expect(() => createHarness({ ...python, tools })).toThrow(
+      /tools\.0\.kind: transform 'js-helper' works in javascript code, not in python \(harness h0-python\)/,
+    );
   });
 });

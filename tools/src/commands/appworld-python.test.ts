@@ -163,7 +163,6 @@ describe("AppWorld's own server, in Python", () => {
       const spec = JSON.parse(await readFile(join(pool, name), 'utf8'));
       expect(spec.patch.base).toBe('h0-python');
       expect(spec.codec).toEqual({ kind: 'code-block', options: { language: 'python' } });
-      expect(JSON.stringify(spec.tools)).not.toContain('list-paging');
     }
 
     await expect(

@@ -86,10 +86,45 @@ const pagingHelperCode = [
 ].join(' ');
 
 /**
+ * The Python form of the helper, defined once per episode by the transform's prelude (Python has
+ * no one-line function with a loop): `pagingHelper(function, app, api)` behaves as the JavaScript
+ * one, with positional arguments in place of a non-object one. It takes the API function itself,
+ * so it needs neither `getattr` nor `exec`, which sandboxes may refuse.
+ */
+export const pythonPagingHelperCode = [
+  `def ${pagingHelper}(function, app, api, _paged={}):`,
+  '    def call(*args, **kwargs):',
+  "        if args or 'page_index' in kwargs or 'page_limit' in kwargs:",
+  '            return function(*args, **kwargs)',
+  "        key = app + '.' + api",
+  '        if key not in _paged:',
+  '            doc = apis.api_docs.show_api_doc(app_name=app, api_name=api)',
+  "            parameters = doc.get('parameters') if isinstance(doc, dict) else None",
+  '            _paged[key] = isinstance(parameters, list) and any(',
+  "                isinstance(parameter, dict) and parameter.get('name') == 'page_index' for parameter in parameters",
+  '            )',
+  '        if not _paged[key]:',
+  '            return function(**kwargs)',
+  '        items = []',
+  '        page = 0',
+  '        while True:',
+  '            batch = function(**kwargs, page_index=page, page_limit=20)',
+  '            if not isinstance(batch, list):',
+  '                return batch if page == 0 else items',
+  '            items.extend(batch)',
+  '            if len(batch) < 20:',
+  '                return items',
+  '            page += 1',
+  '    return call',
+].join('\n');
+
+/**
  * Reads whole lists for the policy: every app API call in a code block (the documentation's aside)
  * goes through `pagingHelper`, so a list call without paging arguments returns every page instead
- * of the first five items. The block's code is otherwise unchanged, and the helper is defined on
- * its first line. For JavaScript code actions (the embedded world, `harness-s serve appworld`).
+ * of the first five items. The block's code is otherwise unchanged. In JavaScript (the embedded
+ * world, `harness-s serve appworld`) the helper is defined on the block's first line; in Python (the
+ * real AppWorld server) a prelude defines it once, before the policy's first turn, and each call
+ * passes it the API function. Either way the policy's line numbers are kept.
  */
 const listPaging: ToolTransform = {
   kind: 'list-paging',
@@ -98,17 +133,25 @@ const listPaging: ToolTransform = {
   description: 'makes every list API call without page_index or page_limit return all pages',
   note: 'The harness pages through lists for you: a list API called without page_index or page_limit returns every page.',
   emits: ['execute'],
-  languages: ['javascript'],
+  languages: ['javascript', 'python'],
   rewrites: true,
-  expand(action) {
+  prelude(_task, _options, language) {
+    if (language !== 'python') return null;
+    return {
+      actions: [{ tool: 'execute', arguments: { code: pythonPagingHelperCode } }],
+      thought: `The harness defines ${pagingHelper}, through which it pages lists for you.`,
+    };
+  },
+  expand(action, _options, language) {
     const text = code(action);
     if (text === null) return null;
-    const rewritten = text.replace(
-      /\bapis\.(?!api_docs\.)(\w+)\.(\w+)\(/g,
-      (_, app: string, api: string) => `${pagingHelper}('${app}', '${api}')(`,
+    const python = language === 'python';
+    const rewritten = text.replace(/\bapis\.(?!api_docs\.)(\w+)\.(\w+)\(/g, (_, app: string, api: string) =>
+      python ? `${pagingHelper}(apis.${app}.${api}, '${app}', '${api}')(` : `${pagingHelper}('${app}', '${api}')(`,
     );
     if (rewritten === text) return null;
-    return [{ ...action, arguments: { ...action.arguments, code: `${pagingHelperCode} ${rewritten}` } }];
+    const withHelper = python ? rewritten : `${pagingHelperCode} ${rewritten}`;
+    return [{ ...action, arguments: { ...action.arguments, code: withHelper } }];
   },
 };
 

@@ -22,8 +22,15 @@ export interface ToolTransform {
   readonly note: string;
   /** The environment tools its added actions call; each must be a tool of the environment. */
   readonly emits: readonly string[];
-  /** Actions to run before the first turn, and the thought the transcript shows with them. */
-  prelude?(task: Task, options: Readonly<Record<string, unknown>>): { actions: Action[]; thought: string } | null;
+  /**
+   * Actions to run before the first turn, and the thought the transcript shows with them.
+   * `language` is the harness's code language, as for `expand`.
+   */
+  prelude?(
+    task: Task,
+    options: Readonly<Record<string, unknown>>,
+    language?: string,
+  ): { actions: Action[]; thought: string } | null;
   /**
    * The base actions one decoded action becomes, in order, including the action itself; null
    * leaves the action as it is. The added actions' observations say they are the harness's.

@@ -109,7 +109,7 @@ export function createMechanics(spec: HarnessSpec, baseCodec: ActionCodec): Harn
       ? undefined
       : (task: Task): PreludeTurn | null => {
           const parts = preluders.flatMap(({ transform, options }) => {
-            const part = transform.prelude?.(task, options);
+            const part = transform.prelude?.(task, options, language);
             return part && part.actions.length > 0 ? [part] : [];
           });
           if (parts.length === 0) return null;
