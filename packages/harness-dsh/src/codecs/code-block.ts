@@ -1,5 +1,6 @@
-import { type Action, type ActionCodec, type AssistantMessage, ConfigError, type DecodedTurn } from '@harness-s/core';
+import type { Action, ActionCodec, AssistantMessage, DecodedTurn } from '@harness-s/core';
 import { z } from 'zod';
+import { parseCodecOptions } from './codec-options.js';
 
 /** The environment tool a code block stands for. */
 export const codeBlockTool = 'execute';
@@ -11,16 +12,8 @@ export type CodeLanguage = keyof typeof fences;
 const CodeBlockOptions = z.strictObject({ language: z.enum(['javascript', 'python']).default('javascript') });
 
 /** The language a code-block codec's options name (`{ language }`), JavaScript when they name none. */
-export function codeBlockLanguage(options: unknown): CodeLanguage {
-  const parsed = CodeBlockOptions.safeParse(options ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(`codec.options.${issue?.path.join('.') || '(root)'}: ${issue?.message}`, {
-      code: 'bad-codec-options',
-    });
-  }
-  return parsed.data.language;
-}
+export const codeBlockLanguage = (options: unknown): CodeLanguage =>
+  parseCodecOptions(CodeBlockOptions, options).language;
 
 /**
  * Code actions as text, in the shape of AppWorld's ReAct code agent: the reply explains itself and

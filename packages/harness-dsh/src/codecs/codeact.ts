@@ -1,13 +1,6 @@
-import {
-  type Action,
-  type ActionCodec,
-  type AssistantMessage,
-  ConfigError,
-  type DecodedAction,
-  type DecodedTurn,
-  type ToolSpec,
-} from '@harness-s/core';
+import type { Action, ActionCodec, AssistantMessage, DecodedAction, DecodedTurn, ToolSpec } from '@harness-s/core';
 import { z } from 'zod';
+import { parseCodecOptions } from './codec-options.js';
 import { toolCallsCodec } from './tool-calls.js';
 
 /** Settings of the code-act codec (`codec.options` of a spec). */
@@ -28,14 +21,7 @@ const thinkTool: ToolSpec = {
  * environment step) and `finish` (the environment's final tool under a uniform name).
  */
 export function createCodeActCodec(input: unknown): ActionCodec {
-  const parsed = CodeActOptions.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(`codec.options.${issue?.path.join('.') || '(root)'}: ${issue?.message}`, {
-      code: 'bad-codec-options',
-    });
-  }
-  const { finishTool } = parsed.data;
+  const { finishTool } = parseCodecOptions(CodeActOptions, input);
   return {
     kind: 'codeact',
 
