@@ -196,4 +196,26 @@ describe("AppWorld's own server, in Python", () => {
     expect([config.trainTasks.length, config.testTasks.length]).toEqual([6, 2]);
     expect(config.trainTasks.every((id: string) => /^task\d_1$/.test(id))).toBe(true);
   });
+
+  it('names the base harnesses there are, and the ones in the language of the embedded world', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'appworld-python-'));
+    const flags = { env: 'appworld', policy: 'sim', rounds: 1, k: 1, seed: 1, concurrency: 1, quiet: true };
+    const evolve = (base: string) =>
+      runEvolve({
+        ...flags,
+        base,
+        out: join(dir, base),
+        subset: 'validation',
+        parents: 1,
+        directions: 1,
+        childrenPerDirection: 1,
+        solved: 'majority',
+      });
+    await expect(evolve('nope')).rejects.toThrow(
+      "--base: no built-in harness 'nope' for --env appworld; use one of h0, h0-tools, h0-python, minimal",
+    );
+    await expect(evolve('h0-python')).rejects.toThrow(
+      /is written in javascript code, but harness h0-python writes python: use --base h0 or h0-tools/,
+    );
+  });
 });
