@@ -45,7 +45,9 @@ export function checkCodeLanguage(harness: Harness, tasks: readonly Task[], flag
   });
   throw new ConfigError(
     `task ${other.id} is written in ${wanted} code, but harness ${harness.spec.id} writes ${language}` +
-      (fitting.length ? `: use ${flag} ${fitting.join(' or ')}` : ''),
+      (fitting.length
+        ? `: use ${flag} ${fitting.slice(0, -1).join(', ')}${fitting.length > 1 ? ' or ' : ''}${fitting.at(-1)}`
+        : ''),
     { code: 'code-language-mismatch' },
   );
 }

@@ -215,7 +215,7 @@ describe("AppWorld's own server, in Python", () => {
       "--base: no built-in harness 'nope' for --env appworld; use one of h0, h0-tools, h0-python, minimal",
     );
     await expect(evolve('h0-python')).rejects.toThrow(
-      /is written in javascript code, but harness h0-python writes python: use --base h0 or h0-tools/,
+      /is written in javascript code, but harness h0-python writes python: use --base h0, h0-tools or minimal/,
     );
   });
 });
