@@ -323,3 +323,50 @@ export function createAppWorldRemoteEnvironment(options: AppWorldRemoteOptions):
     async close(): Promise<void> {},
   };
 }
+
+/**
+ * A task id of AppWorld's own dataset (the first of its train split, the one its documentation
+ * uses), for checking the real server, which answers only for task ids it has.
+ */
+export const appworldProbeTaskId = '82e2fac_1';
+
+/**
+ * Checks an AppWorld server without an agent: whether it is this project's (JavaScript code
+ * actions; it names its language for the embedded world's tasks) or AppWorld's own (Python), and
+ * for the latter that it initializes a task of its dataset, runs a line of Python and closes it.
+ */
+export async function probeAppWorldServer(
+  url: string,
+  timeoutMs = 30_000,
+): Promise<{ language: 'javascript' | 'python'; detail: string }> {
+  const base = url.replace(/\/+$/, '');
+  const [first] = EmbeddedWorld.forSeed(undefined).tasks;
+  if (first) {
+    const info = TaskInfoWire.safeParse(
+      await call(base, `/tasks/${encodeURIComponent(first.task.id)}`, undefined, timeoutMs).catch(() => null),
+    );
+    if (info.success && info.data.code_language === 'javascript')
+      return { language: 'javascript', detail: `serves the embedded world (${first.task.id})` };
+  }
+  const id = appworldProbeTaskId;
+  parseWire(
+    TaskInfoWire,
+    await call(base, '/initialize', { task_id: id, ...initializeDefaults }, timeoutMs),
+    '/initialize',
+  );
+  try {
+    const output = String(
+      await call(base, '/execute', { task_id: id, code: 'print("harness-s " + "doctor")' }, timeoutMs),
+    );
+    if (!output.includes('harness-s doctor'))
+      throw new InfrastructureError(
+        `${base} ran print("harness-s " + "doctor") on ${id} and answered: ${output.slice(0, 200)}`,
+        {
+          code: 'appworld-bad-reply',
+        },
+      );
+  } finally {
+    await call(base, '/close', { task_id: id }, timeoutMs).catch(() => undefined);
+  }
+  return { language: 'python', detail: `AppWorld's own server: initialized ${id} and ran Python code` };
+}

@@ -1,5 +1,6 @@
 import { createAppWorldEnvironment, startAppWorldServer } from '@harness-s/env-appworld';
 import { describe, expect, it } from 'vitest';
+import { startAppWorldStandIn } from '../__fixtures__/appworld-stand-in.js';
 import { startChatServer } from '../__fixtures__/chat-server.js';
 import { type DoctorCheck, runDoctor } from './doctor.js';
 
@@ -102,6 +103,22 @@ describe('harness-s doctor', () => {
     } finally {
       await server.close();
       await world.close();
+    }
+  }, 120_000);
+
+  it("checks AppWorld's own server by running a line of Python on a task of its dataset", async () => {
+    const standIn = await startAppWorldStandIn();
+    try {
+      const flags = { docker: false, timeout: 30_000, quiet: true, json: true };
+      const report = await runDoctor({ ...flags, appworldUrl: [standIn.url] }, () => undefined);
+      expect(byPart(report.checks, 'AppWorld server')).toMatchObject({
+        status: 'ok',
+        detail:
+          "AppWorld's own server: initialized 82e2fac_1 and ran Python code (its tasks need --harness or --base h0-python)",
+      });
+      expect(standIn.code).toEqual(['print("harness-s " + "doctor")']);
+    } finally {
+      await standIn.close();
     }
   }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { ConfigError, type Environment, evaluate } from '@harness-s/core';
+import { probeAppWorldServer } from '@harness-s/env-appworld';
 import { redactUrl } from '@harness-s/env-dbbench';
 import { defaultDockerClient, embeddedImage } from '@harness-s/env-swegym';
 import { resolveHarness } from '@harness-s/harness-dsh';
@@ -73,6 +74,24 @@ async function timed(
 }
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 300);
+
+/**
+ * Checks each AppWorld server: this project's runs the oracle on the embedded world's first task;
+ * AppWorld's own (Python) initializes a task of its dataset and runs a line of code, since the
+ * oracle knows only the embedded world.
+ */
+async function appworldServers(urls: readonly string[], signal: AbortSignal): Promise<string> {
+  const details: string[] = [];
+  for (const url of urls) {
+    const probe = await probeAppWorldServer(url);
+    const detail =
+      probe.language === 'javascript'
+        ? await oracleEpisode('appworld', { appworldUrl: [url] }, signal)
+        : `${probe.detail} (its tasks need --harness or --base h0-python)`;
+    details.push(urls.length > 1 ? `${url}: ${detail}` : detail);
+  }
+  return details.join('; ');
+}
 
 /**
  * Runs the oracle on an environment's first task, as a real run would: loading, opening an episode,
@@ -152,7 +171,7 @@ function plan(flags: DoctorFlags): Plan[] {
             part: `AppWorld server ${flags.appworldUrl.join(' ')}`,
             neededBy: '--appworld-url',
             required: true,
-            run: (signal: AbortSignal) => oracleEpisode('appworld', { appworldUrl: flags.appworldUrl }, signal),
+            run: (signal: AbortSignal) => appworldServers(flags.appworldUrl ?? [], signal),
           },
         ]
       : []),
