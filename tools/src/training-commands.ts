@@ -130,6 +130,9 @@ export function addTrainingCommands(program: Command): void {
       ).choices(['variant', 'h0']),
     )
     .option('--all', 'also attempts that were not retained (replaced by rescue)')
+    .addOption(
+      new Option('--appworld-url <urls...>', "appworld: servers to read the run's tasks from (default: the run's own)"),
+    )
     .action(async (run: string, flags) => {
       await runExport({ run, ...flags });
     });

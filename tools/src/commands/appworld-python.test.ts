@@ -6,6 +6,7 @@ import { type AppWorldStandIn, startAppWorldStandIn } from '../__fixtures__/appw
 import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
 import { runEval } from './eval.js';
 import { runEvolve } from './evolve.js';
+import { runExport } from './export.js';
 import { runTrain } from './train.js';
 
 let standIn: AppWorldStandIn;
@@ -125,6 +126,16 @@ describe("AppWorld's own server, in Python", () => {
     // The file's ten tasks, cut 60/20/20.
     expect([config.trainTasks.length, config.testTasks.length]).toEqual([6, 2]);
     expect(config.trainTasks.every((id: string) => /^task\d_1$/.test(id))).toBe(true);
+    // Exported for an external trainer, re-rendered under the run's base: the Python prompt.
+    const exported = await runExport({ run: out, context: 'h0' });
+    const examples = (await readFile(exported.path, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(examples.length).toBeGreaterThan(0);
+    expect(examples.every((example) => String(example.messages[0]?.content).includes('using a Python REPL'))).toBe(
+      true,
+    );
   });
 
   it('names the base harnesses there are, and the ones in the language of the embedded world', async () => {

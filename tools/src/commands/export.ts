@@ -11,6 +11,7 @@ import {
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createEnvironment } from '../environments.js';
+import { loadSplitOrFile } from '../task-splits.js';
 
 export type { TrainingExample };
 
@@ -19,6 +20,8 @@ export interface ExportFlags {
   out?: string;
   context?: 'variant' | 'h0';
   all?: boolean;
+  /** AppWorld servers to read the run's tasks from (default: the ones the run used). */
+  appworldUrl?: string[];
 }
 
 /**
@@ -35,6 +38,7 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
     env?: string;
     /** The id of the run's base harness (a built-in name). */
     h0?: string;
+    flags?: { appworldUrl?: string[] };
     config?: { method?: string; rescueContext?: 'variant' | 'h0' };
   };
   if (config.command !== 'train' || !config.env) {
@@ -48,7 +52,9 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   // By default what the run trained on: rescued attempts in its rescue context; a mixture's as rendered.
   const context =
     flags.context ?? (config.config?.method === 'mixture' ? 'variant' : (config.config?.rescueContext ?? 'variant'));
-  const environment = createEnvironment(config.env);
+  // The tasks come from where the run read them: AppWorld's server, when it trained on one.
+  const appworldUrl = flags.appworldUrl ?? config.flags?.appworldUrl;
+  const environment = createEnvironment(config.env, appworldUrl?.length ? { appworldUrl } : {});
   const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
   await mkdir(dirname(path), { recursive: true });
   const handle = await open(path, 'w');
@@ -57,7 +63,7 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
     const tasks = new Map<string, Awaited<ReturnType<typeof environment.loadTasks>>['tasks'][number]>();
     const splits = new Set(trajectories.map((trajectory) => trajectory.split));
     for (const split of splits)
-      for (const task of (await environment.loadTasks({ split })).tasks) tasks.set(task.id, task);
+      for (const task of (await loadSplitOrFile(environment, split)).tasks) tasks.set(task.id, task);
     for (const trajectory of trajectories) {
       const task = tasks.get(trajectory.taskId);
       if (!task)
