@@ -16,9 +16,9 @@ export const singleSplitFractions = { train: 0.6, validation: 0.2, test: 0.2 } a
 /** Whether `--split` names a task file (as `eval --data` takes) rather than a split. */
 const isTaskFile = (split: string): boolean => statSync(split, { throwIfNoEntry: false })?.isFile() ?? false;
 
-/** The tasks of a split the environment ships, or of a task file given in its place. */
+/** The tasks of a split the environment ships, or of a task file given in its place (a split's name wins). */
 export function loadSplitOrFile<T extends Task>(environment: Environment<T>, split: string): Promise<TaskSet<T>> {
-  return environment.loadTasks(isTaskFile(split) ? { file: split } : { split });
+  return environment.loadTasks(!environment.splits.includes(split) && isTaskFile(split) ? { file: split } : { split });
 }
 
 /**

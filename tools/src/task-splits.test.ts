@@ -1,0 +1,52 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Environment, Task, TaskSource } from '@harness-s/core';
+import { describe, expect, it } from 'vitest';
+import { loadSplitOrFile, loadTaskSplits } from './task-splits.js';
+
+/** An environment that records what it was asked to load and makes ten tasks of it. */
+function recordingEnvironment(splits: string[]): { environment: Environment; asked: TaskSource[] } {
+  const asked: TaskSource[] = [];
+  const environment = {
+    id: 'recording',
+    splits,
+    skills: [],
+    async loadTasks(source: TaskSource) {
+      asked.push(source);
+      const label = source.file ?? source.split ?? '';
+      const tasks: Task[] = Array.from({ length: 10 }, (_, index) => ({
+        id: `t${index}`,
+        env: 'recording',
+        split: label,
+        instruction: '',
+        tags: [],
+      }));
+      return { tasks, unloadable: [] };
+    },
+  } as unknown as Environment;
+  return { environment, asked };
+}
+
+describe('--split', () => {
+  it('reads a task file in place of a split, and cuts it 60/20/20 like one', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'splits-')), 'ids.txt');
+    await writeFile(file, 't0\n');
+    const { environment, asked } = recordingEnvironment(['dev']);
+    const splits = await loadTaskSplits(environment, file);
+    expect(asked).toEqual([{ file }]);
+    expect([splits.train.length, splits.validation.length, splits.test.length]).toEqual([6, 2, 2]);
+    expect(splits.source).toBe(`${file} cut 60/20/20 by a hash of the task id`);
+    await loadSplitOrFile(environment, 'dev');
+    await loadSplitOrFile(environment, join(file, '..'));
+    expect(asked.slice(1)).toEqual([{ split: 'dev' }, { split: join(file, '..') }]);
+  });
+
+  it('takes a split the environment ships by its name, even where a file has that name', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'splits-')), 'dev');
+    await writeFile(file, 't0\n');
+    const { environment, asked } = recordingEnvironment([file]);
+    await loadSplitOrFile(environment, file);
+    expect(asked).toEqual([{ split: file }]);
+  });
+});
