@@ -33,12 +33,13 @@ export async function resolveBase(env: string, base: string | undefined, pool: r
 export function checkCodeLanguage(harness: Harness, tasks: readonly Task[], flag: string): void {
   const language = environmentExtras(harness.spec.env).codeLanguage?.(harness.spec);
   if (language === undefined) return;
-  const other = tasks.find((task) => {
+  const languageOf = (task: Task) => {
     const taskLanguage = (task as Task & { codeLanguage?: unknown }).codeLanguage;
-    return typeof taskLanguage === 'string' && taskLanguage !== language;
-  });
-  if (!other) return;
-  const wanted = String((other as Task & { codeLanguage?: unknown }).codeLanguage);
+    return typeof taskLanguage === 'string' ? taskLanguage : undefined;
+  };
+  const other = tasks.find((task) => languageOf(task) !== undefined && languageOf(task) !== language);
+  const wanted = other && languageOf(other);
+  if (!other || !wanted) return;
   const fitting = builtInHarnesses(harness.spec.env).filter((name) => {
     const spec = builtInHarnessSpec(harness.spec.env, name);
     return spec !== undefined && environmentExtras(spec.env).codeLanguage?.(spec) === wanted;
