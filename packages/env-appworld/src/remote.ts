@@ -325,8 +325,8 @@ export function createAppWorldRemoteEnvironment(options: AppWorldRemoteOptions):
 }
 
 /**
- * A task id of AppWorld's own dataset (the first of its train split, the one its documentation
- * uses), for checking the real server, which answers only for task ids it has.
+ * A task id of AppWorld's own dataset, for checking the real server, which answers only for task
+ * ids it has.
  */
 export const appworldProbeTaskId = '82e2fac_1';
 
