@@ -208,6 +208,10 @@ export function createProgram(): Command {
       'training run folders, or folders holding them (a reproduction, a folder of train --out runs)',
     )
     .option('--by <settings...>', 'group by these settings (default: every setting that differs between the runs)')
+    .option(
+      '--against <setting=value>',
+      "each row's differences from these runs (e.g. method=grpo), paired by seed, with 95% intervals",
+    )
     .option('--json', 'the groups and their runs as JSON')
     .action(async (dirs: string[], flags) => {
       await runCompare(dirs, flags);

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError, InputError, TrainSummary } from '@harness-s/core';
 import { renderTable } from '../format.js';
+import { againstBaseline, differencesTable, parseAgainst } from '../paired-differences.js';
 import { meanSpreadText, rescueSuccessRates } from '../report/stats.js';
 
 /** A training run found under the given folders: its summary and the settings it ran with. */
@@ -192,6 +193,8 @@ export function groupRuns(
 export interface CompareFlags {
   /** Settings to group by, instead of every setting that differs. */
   by?: string[];
+  /** `SETTING=VALUE` (e.g. `method=grpo`): each row's differences from those runs, paired by seed. */
+  against?: string;
   json?: boolean;
 }
 
@@ -203,13 +206,19 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
       code: 'missing-run',
     });
   const { keys, groups } = groupRuns(runs, flags.by);
+  const against = flags.against ? parseAgainst(flags.against) : undefined;
+  const differences = against ? againstBaseline(groups, keys, against) : undefined;
   if (flags.json) {
     process.stdout.write(
       `${JSON.stringify(
-        groups.map((group) => ({
-          settings: group.settings,
-          runs: group.runs.map((run) => ({ dir: run.dir, ...run.summary })),
-        })),
+        groups.map((group) => {
+          const paired = differences?.find((item) => item.group === group);
+          return {
+            settings: group.settings,
+            runs: group.runs.map((run) => ({ dir: run.dir, ...run.summary })),
+            ...(paired ? { against: { baseline: paired.baseline?.settings ?? null, ...paired.differences } } : {}),
+          };
+        }),
         null,
         2,
       )}\n`,
@@ -256,5 +265,12 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
         : '') +
       '\n',
   );
+  if (differences && against) {
+    const { headers, rows: paired } = differencesTable(differences, keys, k);
+    process.stdout.write(
+      `\nAgainst ${against.join('=')}, paired by seed: the mean difference in percentage points [95% t interval over the pairs]\n` +
+        `${renderTable(headers, paired, keys.length + 1)}\n`,
+    );
+  }
   return groups;
 }

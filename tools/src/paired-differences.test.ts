@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { ComparedGroup } from './commands/compare.js';
+import {
+  againstBaseline,
+  differencesTable,
+  pairedDifference,
+  pairedDifferenceText,
+  parseAgainst,
+} from './paired-differences.js';
+
+describe('paired differences', () => {
+  it('are the mean difference with a 95% t interval, worked by hand', () => {
+    // Differences 0.1, 0.2, 0.3: mean 0.2, sample sd 0.1, t(0.975, 2) = 4.303, half width 0.248.
+    const three = pairedDifference([0.1, 0.2, 0.3]);
+    expect(three.pairs).toBe(3);
+    expect(three.mean).toBeCloseTo(0.2, 12);
+    expect(three.interval?.[0]).toBeCloseTo(0.2 - (4.303 * 0.1) / Math.sqrt(3), 9);
+    expect(three.interval?.[1]).toBeCloseTo(0.2 + (4.303 * 0.1) / Math.sqrt(3), 9);
+    expect(pairedDifferenceText(three)).toBe('+20.0 [-4.8, +44.8]');
+    // Beyond 31 pairs the normal quantile.
+    const many = pairedDifference(Array.from({ length: 40 }, (_, index) => (index % 2 ? 0.1 : -0.1)));
+    expect(many.interval?.[1]).toBeCloseTo((1.96 * Math.sqrt((40 * 0.01) / 39)) / Math.sqrt(40), 9);
+    expect(pairedDifferenceText(pairedDifference([-0.05]))).toBe('-5.0');
+    expect(pairedDifferenceText(pairedDifference([]))).toBe('-');
+  });
+
+  it('pair each row with the baseline runs of the same seed and environment', () => {
+    const run = (method: string, env: string, seed: number, effective: number, avg: number) => ({
+      dir: `/r/${env}/${method}/${seed}`,
+      settings: { method, env, evalK: '3' },
+      summary: { seed, evalUnderH0: { passAtK: 1, avgAtK: avg, k: 3 }, effectiveGroupRate: effective } as never,
+    });
+    const group = (runs: ReturnType<typeof run>[]): ComparedGroup => ({
+      settings: { method: runs[0]?.settings.method ?? '', env: runs[0]?.settings.env ?? '' },
+      runs,
+    });
+    const groups = [
+      group([run('grpo', 'a', 1, 0.5, 0.5), run('grpo', 'a', 2, 0.6, 0.5), run('grpo', 'a', 3, 0.7, 0.5)]),
+      group([run('grpo', 'b', 1, 0.1, 0.5)]),
+      // Seed 4 has no baseline: it is left out of the pairs.
+      group([run('mixture', 'a', 1, 0.6, 0.4), run('mixture', 'a', 2, 0.8, 0.4), run('mixture', 'a', 4, 0.9, 0.4)]),
+      group([run('mixture', 'b', 1, 0.4, 0.5)]),
+    ];
+    const results = againstBaseline(groups, ['method', 'env'], parseAgainst('method=grpo'));
+    expect(results.map((result) => result.baseline)).toEqual([groups[0], groups[1]]);
+    expect(results[0]?.differences['effectiveGroupRate']?.mean).toBeCloseTo(0.15, 12);
+    const { headers, rows } = differencesTable(results, ['method', 'env'], '3');
+    expect(headers).toEqual(['method', 'env', 'paired seeds', 'Δ Pass@3', 'Δ Avg@3', 'Δ effective groups']);
+    expect(rows).toEqual([
+      ['mixture', 'a', '2', '+0.0 [+0.0, +0.0]', '-10.0 [-10.0, -10.0]', '+15.0 [-48.5, +78.5]'],
+      ['mixture', 'b', '1', '+0.0', '+0.0', '+30.0'],
+    ]);
+    expect(() => againstBaseline(groups, ['method', 'env'], ['method', 'ppo'])).toThrow(
+      '--against method=ppo: no runs with it (method is grpo, mixture)',
+    );
+    expect(() => parseAgainst('grpo')).toThrow("--against: give SETTING=VALUE, e.g. method=grpo, not 'grpo'");
+  });
+});

@@ -1,0 +1,113 @@
+import { ConfigError, mean, sampleStdDev, type TrainSummary } from '@harness-s/core';
+import type { ComparedGroup } from './commands/compare.js';
+import { percentText } from './report/stats.js';
+
+/** Two-sided 95% quantiles of Student's t, by degrees of freedom 1 to 30 (above: the normal's). */
+const t975 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
+
+/** The mean of paired differences and its 95% t interval (null with fewer than two pairs). */
+export interface PairedDifference {
+  pairs: number;
+  mean: number;
+  interval: [number, number] | null;
+}
+
+export function pairedDifference(differences: readonly number[]): PairedDifference {
+  const pairs = differences.length;
+  const center = pairs > 0 ? mean(differences) : Number.NaN;
+  if (pairs < 2) return { pairs, mean: center, interval: null };
+  const half = (t975[pairs - 2] ?? 1.96) * (sampleStdDev(differences) / Math.sqrt(pairs));
+  return { pairs, mean: center, interval: [center - half, center + half] };
+}
+
+/** `+8.3 [-2.1, +18.7]` in percentage points; the interval left out for a single pair. */
+export function pairedDifferenceText(difference: PairedDifference): string {
+  const signed = (value: number) => `${value >= 0 ? '+' : ''}${percentText(value)}`;
+  if (difference.pairs === 0) return '-';
+  const { interval } = difference;
+  return interval
+    ? `${signed(difference.mean)} [${signed(interval[0])}, ${signed(interval[1])}]`
+    : signed(difference.mean);
+}
+
+/** What `--against` compares, per run (the names `--json` gives them). */
+const measures: ReadonlyArray<[string, string, (summary: TrainSummary) => number]> = [
+  ['passAtK', 'Pass@k', (summary) => summary.evalUnderH0.passAtK],
+  ['avgAtK', 'Avg@k', (summary) => summary.evalUnderH0.avgAtK],
+  ['effectiveGroupRate', 'effective groups', (summary) => summary.effectiveGroupRate],
+];
+
+/** A group's differences from its baseline group, by measure. */
+export interface GroupDifferences {
+  group: ComparedGroup;
+  /** The baseline group it was paired with (none: no baseline of its environment). */
+  baseline: ComparedGroup | undefined;
+  differences: Record<string, PairedDifference>;
+}
+
+/** A group's value of a setting: its own column, else its runs' setting (the same for all of them). */
+const settingOf = (group: ComparedGroup, key: string): string =>
+  group.settings[key] ?? group.runs[0]?.settings[key] ?? '-';
+
+/** `method=grpo` -> ['method', 'grpo'], or an error naming the flag. */
+export function parseAgainst(text: string): [string, string] {
+  const match = /^([^=]+)=(.+)$/.exec(text);
+  if (!match?.[1] || !match[2])
+    throw new ConfigError(`--against: give SETTING=VALUE, e.g. method=grpo, not '${text}'`, { code: 'bad-flag' });
+  return [match[1], match[2]];
+}
+
+/**
+ * Each group against the baseline group (`setting=value`) of the same environment and evaluation
+ * k that agrees with it on the most other settings: the differences of its runs from the
+ * baseline's runs of the same seed, in Pass@k, Avg@k and effective-group rate.
+ */
+export function againstBaseline(
+  groups: readonly ComparedGroup[],
+  keys: readonly string[],
+  [setting, value]: [string, string],
+): GroupDifferences[] {
+  const baselines = groups.filter((group) => settingOf(group, setting) === value);
+  if (baselines.length === 0) {
+    const seen = [...new Set(groups.map((group) => settingOf(group, setting)))].join(', ');
+    throw new ConfigError(`--against ${setting}=${value}: no runs with it (${setting} is ${seen})`, {
+      code: 'bad-flag',
+    });
+  }
+  const same = (a: ComparedGroup, b: ComparedGroup, key: string) => settingOf(a, key) === settingOf(b, key);
+  return groups
+    .filter((group) => !baselines.includes(group))
+    .map((group) => {
+      const candidates = baselines.filter((baseline) => same(group, baseline, 'env') && same(group, baseline, 'evalK'));
+      const agreement = (baseline: ComparedGroup) => keys.filter((key) => same(group, baseline, key)).length;
+      const baseline = candidates.sort((a, b) => agreement(b) - agreement(a))[0];
+      const bySeed = new Map(baseline?.runs.map((run) => [run.summary.seed, run.summary]) ?? []);
+      const pairs = group.runs.flatMap((run) => {
+        const other = bySeed.get(run.summary.seed);
+        return other ? [[run.summary, other] as const] : [];
+      });
+      const differences = Object.fromEntries(
+        measures.map(([name, , read]) => [name, pairedDifference(pairs.map(([own, base]) => read(own) - read(base)))]),
+      );
+      return { group, baseline, differences };
+    });
+}
+
+/** The text table of `againstBaseline`'s result. */
+export function differencesTable(
+  results: readonly GroupDifferences[],
+  keys: readonly string[],
+  k: string,
+): { headers: string[]; rows: string[][] } {
+  return {
+    headers: [...keys, 'paired seeds', ...measures.map(([, label]) => `Δ ${label.replace('@k', `@${k}`)}`)],
+    rows: results.map(({ group, differences }) => [
+      ...keys.map((key) => settingOf(group, key)),
+      String(differences['passAtK']?.pairs ?? 0),
+      ...measures.map(([name]) => (differences[name] ? pairedDifferenceText(differences[name]) : '-')),
+    ]),
+  };
+}
