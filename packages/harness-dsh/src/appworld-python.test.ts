@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import type { Action, SkillDescription, Trajectory } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
+import { appworldTask } from './__fixtures__/appworld-task.js';
 import { appworldH0 } from './appworld.js';
 import { createCodec } from './codecs/index.js';
 import { createHarness } from './harness.js';
@@ -10,13 +11,7 @@ import { appworldExtras } from './variants/extras-appworld.js';
 import { proposeChanges } from './variants/operators.js';
 import { deriveVariant } from './variants/patch.js';
 
-const task = {
-  id: 'abcdef0_1',
-  env: 'appworld',
-  split: 'dev',
-  instruction: 'My name is A B.\nTask: Count my songs.',
-  tags: [],
-};
+const task = appworldTask;
 
 /** A spec deriving from `base` by one tool transform. */
 function withTransform(base: ReturnType<typeof appworldH0>, kind: string, skill: string) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { appworldTask } from './__fixtures__/appworld-task.js';
 import { appworldH0 } from './appworld.js';
 import { codeBlockCodec } from './codecs/code-block.js';
 import { createHarness } from './harness.js';
@@ -46,13 +47,7 @@ describe('H0 for AppWorld', () => {
       codec: { kind: 'code-block' },
       execution: { maxSteps: 50 },
     });
-    const task = {
-      id: 'abcdef0_1',
-      env: 'appworld',
-      split: 'dev',
-      instruction: 'My name is A B.\nTask: Count my songs.',
-      tags: [],
-    };
+    const task = appworldTask;
     const [system, user] = harness.start(task, []);
     expect(system?.content).toContain('apis.api_docs.show_api_doc');
     expect(system?.content).toContain('one small code block per reply');
