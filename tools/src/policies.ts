@@ -20,6 +20,7 @@ import {
 } from '@harness-s/policy';
 import { z } from 'zod';
 import { jsonDifferences } from './json-differences.js';
+import { recordedSplit } from './task-splits.js';
 
 export interface PolicyFlags {
   policy: string;
@@ -211,6 +212,7 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
       command?: unknown;
       env?: unknown;
       trainer?: unknown;
+      split?: unknown;
       splits?: unknown;
     };
     if (config.command !== undefined && config.command !== 'train')
@@ -227,7 +229,7 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
         `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here`,
         { code: 'bad-flag' },
       );
-    cutFrom = typeof config.splits === 'string' ? /^(\S+) cut /.exec(config.splits)?.[1] : undefined;
+    cutFrom = recordedSplit(runDir, config);
   } else if (folder) {
     throw new ConfigError(`--checkpoint ${path}: no training run here (no ${trainFiles.config})`, { code: 'bad-flag' });
   }

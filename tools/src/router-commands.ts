@@ -86,7 +86,10 @@ export function addRouterCommands(program: Command): void {
     .option('--profile-k <n>', 'attempts per validation task when anchoring', integer('--profile-k', 1), 2)
     .option('--seed <n>', "seed of the study's draws (default: the run's seed)", integer('--seed', 0))
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
-    .option('--split <name>', 'the --split the run was trained with, if any')
+    .option(
+      '--split <name|file>',
+      'the split or task file the run was cut from (default: what its config.json records)',
+    )
     .option('--out <file>', 'where the JSON goes (default RUN_DIR/rescue-study.json)')
     .addOption(scoringOption())
     .addOption(dbOption())

@@ -1,4 +1,6 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
 import { ConfigError, type Environment, splitTasks, type Task, type TaskSet } from '@harness-s/core';
 
 /** Train, validation and test tasks for training and evolution. */
@@ -8,6 +10,8 @@ export interface TaskSplits<T extends Task> {
   test: T[];
   /** How the splits were made, for the run's config. */
   source: string;
+  /** The task file the splits were cut from (absolute), when `--split` named one. */
+  file?: string;
 }
 
 /** The cut of a single shipped split: 60% train, 20% validation, 20% test. */
@@ -16,9 +20,14 @@ export const singleSplitFractions = { train: 0.6, validation: 0.2, test: 0.2 } a
 /** Whether `--split` names a task file (as `eval --data` takes) rather than a split. */
 const isTaskFile = (split: string): boolean => statSync(split, { throwIfNoEntry: false })?.isFile() ?? false;
 
+/** The task file `split` names (absolute), unless the environment ships a split of that name. */
+const taskFileOf = (environment: Pick<Environment, 'splits'>, split: string): string | undefined =>
+  !environment.splits.includes(split) && isTaskFile(split) ? resolve(split) : undefined;
+
 /** The tasks of a split the environment ships, or of a task file given in its place (a split's name wins). */
 export function loadSplitOrFile<T extends Task>(environment: Environment<T>, split: string): Promise<TaskSet<T>> {
-  return environment.loadTasks(!environment.splits.includes(split) && isTaskFile(split) ? { file: split } : { split });
+  const file = taskFileOf(environment, split);
+  return environment.loadTasks(file ? { file } : { split });
 }
 
 /**
@@ -47,8 +56,55 @@ export async function loadTaskSplits<T extends Task>(
   }
   const name = split ?? splits[0];
   if (!name) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
+  const file = taskFileOf(environment, name);
   const { tasks } = await loadSplitOrFile(environment, name);
-  return { ...splitTasks(tasks, singleSplitFractions), source: `${name} cut 60/20/20 by a hash of the task id` };
+  return {
+    ...splitTasks(tasks, singleSplitFractions),
+    source: `${name} cut 60/20/20 by a hash of the task id`,
+    ...(file ? { file } : {}),
+  };
+}
+
+/** Where a training run keeps its copy of the task file it was cut from (`RUN_DIR/split/<name>`). */
+const splitCopyFolder = 'split';
+
+/**
+ * Keeps, in the run's folder, a copy of the task file its splits were cut from, so the run can be
+ * evaluated, exported and studied on the same tasks after the file is moved, edited or deleted.
+ * Returns what the run's config records (`split`): the file and its copy, relative to the run.
+ */
+export async function keepSplitFile(
+  runDir: string,
+  splits: Pick<TaskSplits<Task>, 'file'>,
+): Promise<{ file: string; copy: string } | undefined> {
+  if (!splits.file) return undefined;
+  const copy = join(runDir, splitCopyFolder, basename(splits.file));
+  // A resumed run keeps the copy it started with.
+  if (!existsSync(copy)) {
+    await mkdir(join(runDir, splitCopyFolder), { recursive: true });
+    await copyFile(splits.file, copy);
+  }
+  return { file: splits.file, copy: relative(runDir, copy) };
+}
+
+/**
+ * The `--split` a training run was cut from, as its `config.json` records it: the run's own copy
+ * of a task file (`keepSplitFile`), or a split's name (read from `splits`, `<name> cut 60/20/20
+ * ...`, for runs that cut one); undefined for runs on the shipped train/dev/test splits.
+ */
+export function recordedSplit(runDir: string, config: unknown): string | undefined {
+  const { split: kept, splits } = (config ?? {}) as { split?: { copy?: unknown; file?: unknown }; splits?: unknown };
+  if (typeof kept?.copy === 'string') {
+    const copy = resolve(runDir, kept.copy);
+    if (existsSync(copy)) return copy;
+    if (typeof kept.file === 'string' && existsSync(kept.file)) return kept.file;
+    throw new ConfigError(
+      `${runDir} was cut from the task file ${String(kept.file)}, and neither it nor the run's copy ${copy} is there`,
+      { code: 'missing-split-file' },
+    );
+  }
+  if (typeof splits !== 'string') return undefined;
+  return /^(.+) cut 60\/20\/20 /.exec(splits)?.[1];
 }
 
 /** The splits `train` uses; an environment that does not ship them gets them cut from its first split. */

@@ -11,7 +11,7 @@ import {
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createEnvironment } from '../environments.js';
-import { loadSplitOrFile } from '../task-splits.js';
+import { loadSplitOrFile, recordedSplit } from '../task-splits.js';
 
 export type { TrainingExample };
 
@@ -40,6 +40,8 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
     h0?: string;
     flags?: { appworldUrl?: string[] };
     config?: { method?: string; rescueContext?: 'variant' | 'h0' };
+    split?: unknown;
+    splits?: unknown;
   };
   if (config.command !== 'train' || !config.env) {
     throw new ConfigError(`${dir} is not a training run (config.json has no command 'train')`, {
@@ -61,7 +63,12 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   try {
     const h0 = await resolveHarness(config.env, config.h0 ?? 'h0');
     const tasks = new Map<string, Awaited<ReturnType<typeof environment.loadTasks>>['tasks'][number]>();
-    const splits = new Set(trajectories.map((trajectory) => trajectory.split));
+    // A run cut from a task file reads it (its own copy); its tasks are named after the file, not a split.
+    const cutFrom = recordedSplit(dir, config);
+    if (cutFrom) for (const task of (await loadSplitOrFile(environment, cutFrom)).tasks) tasks.set(task.id, task);
+    const splits = new Set(
+      trajectories.filter((trajectory) => !tasks.has(trajectory.taskId)).map((trajectory) => trajectory.split),
+    );
     for (const split of splits)
       for (const task of (await loadSplitOrFile(environment, split)).tasks) tasks.set(task.id, task);
     for (const trajectory of trajectories) {

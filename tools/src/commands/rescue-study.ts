@@ -25,7 +25,7 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { pairedText, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
-import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
+import { loadTaskSplits, recordedSplit, type TaskSplits } from '../task-splits.js';
 
 /** How a run is studied. */
 export interface StudySettings {
@@ -63,6 +63,8 @@ const StudiedRun = z.object({
   pool: z.array(z.string()).default([]),
   trainer: z.string(),
   trainTasks: z.array(z.string()),
+  split: z.unknown().optional(),
+  splits: z.unknown().optional(),
 });
 
 export interface RescueStudyResult {
@@ -101,6 +103,8 @@ export interface StudiedRunInfo {
   /** The run's rescue width (its config, else K). */
   variants: number;
   trainTasks: string[];
+  /** The `--split` the run was cut from, if it cut one (a task file: the run's own copy). */
+  split?: string;
   snapshots: number[];
 }
 
@@ -121,6 +125,7 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
         code: 'bad-run-config',
       },
     );
+  const split = recordedSplit(dir, config);
   const snapshots = await policySnapshotSteps(dir);
   if (snapshots.length === 0)
     throw new ConfigError(
@@ -136,6 +141,7 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
     seed: config.config.seed,
     variants: config.config.rescue?.variants ?? config.config.k,
     trainTasks: config.trainTasks,
+    ...(split ? { split } : {}),
     snapshots,
   };
 }
@@ -272,7 +278,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
   try {
     const h0 = await resolveHarness(run.env, run.h0);
     const pool = await loadPoolHarnesses(flags.pool, run.env);
-    const splits = await loadTaskSplits(environment, flags.split);
+    const splits = await loadTaskSplits(environment, flags.split ?? run.split);
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };

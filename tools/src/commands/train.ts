@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   BatchExportTrainer,
   ConfigError,
   countOf,
   RandomRouter,
+  readTrainConfig,
   requirePool,
   type Trainer,
   type TrainMethod,
@@ -23,7 +25,7 @@ import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
-import { loadTaskSplits } from '../task-splits.js';
+import { keepSplitFile, loadTaskSplits, recordedSplit } from '../task-splits.js';
 
 export type { TrainFlags } from './train-flags.js';
 
@@ -119,11 +121,15 @@ export async function runTrain(
   try {
     const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
     const h0 = await resolveBase(flags.env, flags.base, pool);
-    const tasks = await loadTaskSplits(environment, flags.split);
-    checkCodeLanguage(h0, [...tasks.train, ...tasks.validation, ...tasks.test], '--base');
     const dir = resolve(
       flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
     );
+    // A continued run cuts its tasks from what it recorded: a task file from the run's own copy.
+    const resumedSplit =
+      flags.resume && existsSync(join(dir, 'config.json')) ? recordedSplit(dir, await readTrainConfig(dir)) : undefined;
+    const tasks = await loadTaskSplits(environment, resumedSplit ?? flags.split);
+    checkCodeLanguage(h0, [...tasks.train, ...tasks.validation, ...tasks.test], '--base');
+    const kept = await keepSplitFile(dir, tasks);
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
@@ -215,6 +221,7 @@ export async function runTrain(
       record: {
         flags: flagsToRecord(flags),
         splits: tasks.source,
+        ...(kept ? { split: kept } : {}),
         router: flags.router ?? 'adaptive',
         ...(runner ? { rollouts: `queue ${runner.queueName}` } : {}),
       },

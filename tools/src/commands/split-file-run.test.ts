@@ -1,0 +1,69 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runEval } from './eval.js';
+import { runExport } from './export.js';
+import { readStudiedRun } from './rescue-study.js';
+import { runTrain } from './train.js';
+
+const dbbenchDev = fileURLToPath(new URL('../../../packages/env-dbbench/data/dev.jsonl', import.meta.url));
+
+describe('a run trained on --split FILE', () => {
+  it('keeps a copy of the file, so it is evaluated, exported, studied and resumed on its tasks once the file is gone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'split-file-run-'));
+    const file = join(dir, 'mine.jsonl');
+    const lines = (await readFile(dbbenchDev, 'utf8')).split('\n').filter(Boolean).slice(0, 20);
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const run = join(dir, 'run');
+    const training = { env: 'dbbench', method: 'grpo', k: 2, batchSize: 4, seed: 3, evalK: 1, concurrency: 2 };
+    await runTrain({ ...training, steps: 1, split: file, quiet: true, out: run });
+
+    const config = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as {
+      split: { file: string; copy: string };
+      trainTasks: string[];
+      testTasks: string[];
+    };
+    expect(config.split).toEqual({ file, copy: join('split', 'mine.jsonl') });
+    expect(await readFile(join(run, config.split.copy), 'utf8')).toBe(await readFile(file, 'utf8'));
+    // One of the 20 lines has a column with an empty name and is not loaded: 19 tasks, cut 11/4/4.
+    expect([config.trainTasks.length, config.testTasks.length]).toEqual([11, 4]);
+    await rm(file);
+
+    // The held-out test tasks, read from the run's copy.
+    const evaluated = await runEval({
+      env: 'dbbench',
+      policy: 'sim',
+      harness: 'h0',
+      checkpoint: run,
+      split: 'test',
+      k: 1,
+      seed: 0,
+      concurrency: 2,
+      quiet: true,
+      out: join(dir, 'eval'),
+    });
+    expect(evaluated.split).toMatch(/^test \(.*mine\.jsonl cut 60\/20\/20/);
+    expect(evaluated.perTask.map((task) => task.id).sort()).toEqual([...config.testTasks].sort());
+
+    // Its tasks are named after the file ('mine'), which is no split of DBBench's.
+    const exported = await runExport({ run, all: true, context: 'h0' });
+    expect(exported.examples).toBe(4 * 2);
+
+    expect((await readStudiedRun(run)).split).toBe(join(run, 'split', 'mine.jsonl'));
+
+    // A continued run cuts the same tasks from the copy.
+    await runTrain({ ...training, steps: 2, split: file, quiet: true, resume: run });
+    const resumed = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as typeof config;
+    expect(resumed.trainTasks).toEqual(config.trainTasks);
+    const summary = JSON.parse(await readFile(join(run, 'summary.json'), 'utf8')) as { steps: number };
+    expect(summary.steps).toBe(2);
+
+    // Without the copy either, the run says what it misses.
+    await rm(join(run, 'split'), { recursive: true });
+    await expect(readStudiedRun(run)).rejects.toThrow(
+      `${run} was cut from the task file ${file}, and neither it nor the run's copy ${join(run, 'split', 'mine.jsonl')} is there`,
+    );
+  });
+});
