@@ -8,7 +8,7 @@ import type { AppWorldTask, EmbeddedTask } from './tasks/types.js';
 import type { InitialState } from './world/embedded-world.js';
 import type { WorldSession } from './world/session.js';
 
-/** The one tool of an AppWorld episode: run a code block in the stateful sandbox. */
+/** The one tool of an episode of the embedded world: run a JavaScript code block in the stateful sandbox. */
 export const appworldTools: readonly ToolSpec[] = [
   {
     name: executeTool,
@@ -21,6 +21,25 @@ export const appworldTools: readonly ToolSpec[] = [
     },
   },
 ];
+
+/** The same tool on AppWorld's own server, whose tasks are written in Python. */
+const pythonTools: readonly ToolSpec[] = [
+  {
+    name: executeTool,
+    description:
+      'Run Python code in a stateful REPL where apis.<app>.<api>(...) calls the apps and print(...) shows output. Variables persist across calls. apis.supervisor.complete_task(...) ends the task.',
+    parameters: {
+      type: 'object',
+      properties: { code: { type: 'string', description: 'The Python code to run.' } },
+      required: ['code'],
+    },
+  },
+];
+
+/** The one tool of an AppWorld episode, for tasks written in `language`: run code in the stateful sandbox. */
+export function appworldToolsFor(language: AppWorldTask['codeLanguage']): readonly ToolSpec[] {
+  return language === 'python' ? pythonTools : appworldTools;
+}
 
 /** The last line of an execution failure: what went wrong, for failure analysis. */
 const lastLine = (text: string): string => text.trimEnd().split('\n').pop() ?? text;

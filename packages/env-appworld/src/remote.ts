@@ -19,7 +19,7 @@ import {
 } from '@harness-s/core';
 import { z } from 'zod';
 import { appworldEmptyPlan } from './environment.js';
-import { appworldTools } from './episode.js';
+import { appworldToolsFor } from './episode.js';
 import { goalCompletion, goalCompletionLines } from './goal-completion.js';
 import { EvaluationWire, InitializeBody, initializeDefaults, TaskInfoWire } from './protocol.js';
 import { appworldHardness } from './task-hardness.js';
@@ -115,7 +115,9 @@ function parseWire<T extends z.ZodType>(schema: T, value: unknown, where: string
 
 /** One task on one server: code goes to `/execute`, the score comes from `/evaluate`. */
 class RemoteEpisode implements Episode<AppWorldTask> {
-  readonly tools = appworldTools;
+  get tools() {
+    return appworldToolsFor(this.task.codeLanguage);
+  }
   private closed = false;
   private completed = false;
 

@@ -25,7 +25,7 @@ function withTransform(base: ReturnType<typeof appworldH0>, kind: string, skill:
 
 describe('H0 for AppWorld in Python (the real server)', () => {
   it('is a built-in harness whose prompt, example and rules are written for Python', async () => {
-    expect(builtInHarnesses('appworld')).toEqual(['h0', 'h0-tools', 'h0-python', 'minimal']);
+    expect(builtInHarnesses('appworld')).toEqual(['h0', 'h0-tools', 'h0-python', 'h0-python-tools', 'minimal']);
     const harness = await resolveHarness('appworld', 'h0-python');
     expect(harness.spec).toMatchObject({
       id: 'h0-python',
@@ -42,7 +42,25 @@ describe('H0 for AppWorld in Python (the real server)', () => {
     // Nothing of the JavaScript prompt is left in it.
     for (const javascript of ['JavaScript', '```js', '({', 'var ', '//']) expect(prompt).not.toContain(javascript);
     expect(user?.content).toBe(task.instruction);
-    expect(() => appworldH0('tool-calls', 'python')).toThrow(/code blocks/);
+  });
+
+  it('has a tool-calls H0 in Python too, whose code language its codec options name', async () => {
+    const harness = await resolveHarness('appworld', 'h0-python-tools');
+    expect(harness.spec).toEqual(appworldH0('tool-calls', 'python'));
+    expect(harness.spec.codec).toEqual({ kind: 'tool-calls', options: { language: 'python' } });
+    const prompt = harness.start(task, [])[0]?.content ?? '';
+    expect(prompt).toContain('using a Python REPL');
+    expect(prompt).toContain('one small piece of Python code per call');
+    expect(prompt).not.toContain('JavaScript');
+    expect(appworldExtras.codeLanguage?.(harness.spec)).toBe('python');
+    expect(appworldExtras.codeLanguage?.((await resolveHarness('appworld', 'h0-tools')).spec)).toBe('javascript');
+    // The calls are the same whatever the language; a language the codec does not know is refused.
+    const action: Action = { tool: 'execute', arguments: { code: 'print(1)' } };
+    expect(harness.codec.decode(harness.codec.encode([action]), [])).toMatchObject({ ok: true, actions: [{ action }] });
+    expect(() => createCodec({ kind: 'tool-calls', options: { language: 'ruby' } })).toThrow(
+      /codec\.options\.language/,
+    );
+    expect(() => createCodec({ kind: 'tool-calls', options: { fence: 'py' } })).toThrow(/codec\.options/);
   });
 
   it('writes and asks for python fences; the JavaScript codec stays as it was', () => {

@@ -1,4 +1,4 @@
-import { ConfigError, type HarnessSpec } from '@harness-s/core';
+import type { HarnessSpec } from '@harness-s/core';
 
 const introduction = `I am your supervisor and you are a super intelligent AI Assistant whose job is to achieve my day-to-day tasks completely autonomously.
 
@@ -141,6 +141,8 @@ const pythonKeyInstructions = `Key instructions:
 (8) Once you have completed the task, call apis.supervisor.complete_task(). If the task asks for some information, give it as the answer: apis.supervisor.complete_task(answer=<answer>). If you cannot do the task, call apis.supervisor.complete_task(status='fail').`;
 
 const toolCallsNote = 'Run code with the execute tool (one small piece of code per call) instead of code blocks.';
+const pythonToolCallsNote =
+  'Run code with the execute tool (one small piece of Python code per call, its `code` argument) instead of code blocks.';
 
 /** The action codecs H0 for AppWorld comes with. */
 export type AppWorldCodec = 'code-block' | 'tool-calls';
@@ -154,25 +156,23 @@ export type AppWorldLanguage = 'javascript' | 'python';
  * turns. The episode's one tool is `execute(code)`; `apis.supervisor.complete_task(...)` inside the
  * code ends the task. `code-block` writes code as a fenced block in the reply (`h0`); `tool-calls`
  * calls `execute` natively (`h0-tools`). Both are written for JavaScript, the embedded world's
- * language; `python` (code blocks only) is written for the real AppWorld server's (`h0-python`).
+ * language, or for Python, the real AppWorld server's (`h0-python`, `h0-python-tools`).
  * The key rules are prompt text, not directives: variants add directives tagged with skills.
  */
 export function appworldH0(
   codec: AppWorldCodec = 'code-block',
   language: AppWorldLanguage = 'javascript',
 ): HarnessSpec {
-  if (language === 'python' && codec !== 'code-block')
-    throw new ConfigError('H0 for AppWorld in Python writes code blocks (codec code-block)', { code: 'bad-harness' });
   const python = language === 'python';
   const system = [
     python ? pythonIntroduction : introduction,
     python ? pythonExample : example,
     python ? pythonKeyInstructions : keyInstructions,
-    ...(codec === 'tool-calls' ? [toolCallsNote] : []),
+    ...(codec === 'tool-calls' ? [python ? pythonToolCallsNote : toolCallsNote] : []),
   ].join('\n\n');
   return {
     schemaVersion: 1,
-    id: python ? 'h0-python' : codec === 'code-block' ? 'h0' : 'h0-tools',
+    id: `h0${python ? '-python' : ''}${codec === 'tool-calls' ? '-tools' : ''}`,
     family: 'dsh',
     env: 'appworld',
     parent: null,

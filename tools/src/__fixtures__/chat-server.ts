@@ -10,6 +10,8 @@ export interface ChatServer {
   baseUrl: string;
   /** The first message of every request, in order. */
   prompts: string[];
+  /** The tools every request offered (its `tools`, or none), in order. */
+  tools: unknown[][];
   close(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export async function startChatServer(
   reply: (prompt: string, messages: Array<{ role: string; content?: unknown }>) => string | ToolCallReply,
 ): Promise<ChatServer> {
   const prompts: string[] = [];
+  const tools: unknown[][] = [];
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url?.endsWith('/models')) {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -34,7 +37,9 @@ export async function startChatServer(
       body += chunk;
     });
     request.on('end', () => {
-      const messages = (JSON.parse(body).messages ?? []) as Array<{ role: string; content?: unknown }>;
+      const parsed = JSON.parse(body) as { messages?: Array<{ role: string; content?: unknown }>; tools?: unknown[] };
+      const messages = parsed.messages ?? [];
+      tools.push(parsed.tools ?? []);
       const prompt = String(messages[0]?.content ?? '');
       prompts.push(prompt);
       const answer = reply(prompt, messages);
@@ -67,6 +72,7 @@ export async function startChatServer(
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     prompts,
+    tools,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -14,10 +14,14 @@ let chat: ChatServer;
 let requests = 0;
 beforeAll(async () => {
   standIn = await startAppWorldStandIn();
-  // A model that answers in a Python block, right on two tries of three.
-  chat = await startChatServer(() => {
+  // A model that answers in Python, right on two tries of three: in a code block, or through the
+  // execute tool when the prompt asks for tool calls.
+  chat = await startChatServer((prompt) => {
     requests += 1;
-    return `I have the answer.\n\`\`\`python\napis.supervisor.complete_task(answer=${requests % 3 === 0 ? 4 : 3})\n\`\`\``;
+    const code = `apis.supervisor.complete_task(answer=${requests % 3 === 0 ? 4 : 3})`;
+    return prompt.includes('with the execute tool')
+      ? { content: 'I have the answer.', toolCalls: [{ name: 'execute', arguments: { code } }] }
+      : `I have the answer.\n\`\`\`python\n${code}\n\`\`\``;
   });
 });
 afterAll(async () => {
@@ -54,6 +58,38 @@ describe("AppWorld's own server, in Python", () => {
       standIn.code.slice(sent).every((block) => /^apis\.supervisor\.complete_task\(answer=[34]\)$/.test(block)),
     ).toBe(true);
     expect(chat.prompts.at(-1)).toContain('using a Python REPL');
+  });
+
+  it('runs h0-python-tools: Python through the execute tool, which the model is told runs Python', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'appworld-python-'));
+    const data = join(dir, 'tasks.txt');
+    await writeFile(data, 'abcdef0_1\nabcdef0_2\n');
+    const sent = standIn.code.length;
+    const asked = chat.tools.length;
+    const summary = await runEval({
+      env: 'appworld',
+      ...model(),
+      appworldUrl: [standIn.url],
+      data,
+      harness: 'h0-python-tools',
+      k: 3,
+      seed: 1,
+      concurrency: 1,
+      quiet: true,
+      out: join(dir, 'tools'),
+    });
+    expect(summary.tasks).toBe(2);
+    expect(standIn.code.slice(sent)).toHaveLength(6);
+    expect(
+      standIn.code.slice(sent).every((block) => /^apis\.supervisor\.complete_task\(answer=[34]\)$/.test(block)),
+    ).toBe(true);
+    expect(summary.avgAtK).toBeGreaterThan(0);
+    const offered = chat.tools.slice(asked) as Array<Array<{ function: { name: string; description: string } }>>;
+    expect(offered).toHaveLength(6);
+    for (const tools of offered) {
+      expect(tools.map((tool) => tool.function.name)).toEqual(['execute']);
+      expect(tools[0]?.function.description).toMatch(/^Run Python code in a stateful REPL/);
+    }
   });
 
   it('evolves a pool from h0-python and trains on it, on a file of task ids, the pool naming its base', async () => {
@@ -153,7 +189,7 @@ describe("AppWorld's own server, in Python", () => {
         solved: 'majority',
       });
     await expect(evolve('nope')).rejects.toThrow(
-      "--base: no built-in harness 'nope' for --env appworld; use one of h0, h0-tools, h0-python, minimal",
+      "--base: no built-in harness 'nope' for --env appworld; use one of h0, h0-tools, h0-python, h0-python-tools, minimal",
     );
     await expect(evolve('h0-python')).rejects.toThrow(
       /is written in javascript code, but harness h0-python writes python: use --base h0, h0-tools or minimal/,

@@ -8,8 +8,10 @@ export const codeBlockTool = 'execute';
 /** Languages a code block is written in, with the fence each is shown in. */
 const fences = { javascript: 'js', python: 'python' } as const;
 export type CodeLanguage = keyof typeof fences;
+/** The languages harnesses write code in. */
+export const codeLanguages = Object.keys(fences) as [CodeLanguage, ...CodeLanguage[]];
 
-const CodeBlockOptions = z.strictObject({ language: z.enum(['javascript', 'python']).default('javascript') });
+const CodeBlockOptions = z.strictObject({ language: z.enum(codeLanguages).default('javascript') });
 
 /** The language a code-block codec's options name (`{ language }`), JavaScript when they name none. */
 export const codeBlockLanguage = (options: unknown): CodeLanguage =>

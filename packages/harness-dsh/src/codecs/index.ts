@@ -4,16 +4,17 @@ import { createCodeActCodec } from './codeact.js';
 import { dbbenchTextCodec } from './dbbench-text.js';
 import { sqlOnlyCodec } from './sql-only.js';
 import { sweTextCodec } from './swe-text.js';
-import { toolCallsCodec } from './tool-calls.js';
+import { createToolCallsCodec, toolCallsCodec, toolCallsLanguage } from './tool-calls.js';
 
 const codecs = new Map<string, ActionCodec>(
-  [toolCallsCodec, dbbenchTextCodec, sqlOnlyCodec, sweTextCodec].map((codec) => [codec.kind, codec]),
+  [dbbenchTextCodec, sqlOnlyCodec, sweTextCodec].map((codec) => [codec.kind, codec]),
 );
 
 /** Codecs configured by `codec.options`, built per spec. */
 const codecFactories: ReadonlyMap<string, (options: unknown) => ActionCodec> = new Map([
   ['codeact', createCodeActCodec],
   ['code-block', createCodeBlockCodec],
+  ['tool-calls', createToolCallsCodec],
 ]);
 
 /** The codec a spec's `codec` names, with its options. */
@@ -50,8 +51,10 @@ export {
   codeBlockCodec,
   createCodeActCodec,
   createCodeBlockCodec,
+  createToolCallsCodec,
   dbbenchTextCodec,
   sqlOnlyCodec,
   sweTextCodec,
   toolCallsCodec,
+  toolCallsLanguage,
 };

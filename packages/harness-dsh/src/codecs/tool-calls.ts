@@ -1,4 +1,19 @@
 import type { Action, ActionCodec, AssistantMessage, DecodedAction, DecodedTurn, ToolSpec } from '@harness-s/core';
+import { z } from 'zod';
+import { type CodeLanguage, codeLanguages } from './code-block.js';
+import { parseCodecOptions } from './codec-options.js';
+
+/**
+ * Options of the `tool-calls` codec: `language`, the language of the code a harness passes in its
+ * tool calls, where the environment's tool runs code (AppWorld's `execute`). The calls themselves
+ * do not depend on it; it says which tasks the harness is written for, and what its tool transforms
+ * write.
+ */
+const ToolCallsOptions = z.strictObject({ language: z.enum(codeLanguages).optional() });
+
+/** The code language a tool-calls codec's options name, if any. */
+export const toolCallsLanguage = (options: unknown): CodeLanguage | undefined =>
+  parseCodecOptions(ToolCallsOptions, options).language;
 
 /**
  * Native tool calls: the environment's tools are offered through the chat API, and each tool call
@@ -48,3 +63,9 @@ export const toolCallsCodec: ActionCodec = {
     };
   },
 };
+
+/** The tool-calls codec for a spec's `codec.options` (checked; the codec is the same for every language). */
+export function createToolCallsCodec(options?: unknown): ActionCodec {
+  toolCallsLanguage(options);
+  return toolCallsCodec;
+}

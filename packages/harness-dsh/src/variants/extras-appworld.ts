@@ -1,5 +1,6 @@
 import type { Action, Trajectory } from '@harness-s/core';
 import { codeBlockLanguage } from '../codecs/code-block.js';
+import { toolCallsLanguage } from '../codecs/tool-calls.js';
 import type { EnvironmentExtras, FailureSignal, ToolTransform } from './extras.js';
 
 const code = (action: Action): string | null =>
@@ -257,7 +258,12 @@ function appworldFailureSignals(trajectory: Trajectory): FailureSignal[] {
 export const appworldExtras: EnvironmentExtras = {
   env: 'appworld',
   transforms: [apiDocLookup, listPaging],
-  codeLanguage: (spec) => (spec.codec.kind === 'code-block' ? codeBlockLanguage(spec.codec.options) : 'javascript'),
+  codeLanguage: (spec) =>
+    spec.codec.kind === 'code-block'
+      ? codeBlockLanguage(spec.codec.options)
+      : spec.codec.kind === 'tool-calls'
+        ? (toolCallsLanguage(spec.codec.options) ?? 'javascript')
+        : 'javascript',
   changesState: (action) => {
     const text = code(action);
     return text !== null && calledApis(text).some(({ api }) => writeApi.test(api));
