@@ -69,9 +69,9 @@ export async function loadTaskSplits<T extends Task>(
 const splitCopyFolder = 'split';
 
 /**
- * Keeps, in the run's folder, a copy of the task file its splits were cut from, so the run can be
- * evaluated, exported and studied on the same tasks after the file is moved, edited or deleted.
- * Returns what the run's config records (`split`): the file and its copy, relative to the run.
+ * Keeps, in a new run's folder, a copy of the task file its splits were cut from, so the run can be
+ * evaluated, exported, studied and resumed on the same tasks after the file is moved, edited or
+ * deleted. Returns what the run's config records (`split`): the file and its copy, relative to the run.
  */
 export async function keepSplitFile(
   runDir: string,
@@ -79,12 +79,17 @@ export async function keepSplitFile(
 ): Promise<{ file: string; copy: string } | undefined> {
   if (!splits.file) return undefined;
   const copy = join(runDir, splitCopyFolder, basename(splits.file));
-  // A resumed run keeps the copy it started with.
-  if (!existsSync(copy)) {
-    await mkdir(join(runDir, splitCopyFolder), { recursive: true });
-    await copyFile(splits.file, copy);
-  }
+  await mkdir(join(runDir, splitCopyFolder), { recursive: true });
+  await copyFile(splits.file, copy);
   return { file: splits.file, copy: relative(runDir, copy) };
+}
+
+/** What a run's `config.json` says of its `--split` (see `keepSplitFile` and `recordedSplit`). */
+export interface RecordedSplit {
+  /** `{ file, copy }` when the run was cut from a task file. */
+  split?: unknown;
+  /** How the splits were made: `<name> cut 60/20/20 ...` when the run cut a split or file of its own. */
+  splits?: unknown;
 }
 
 /**
@@ -92,19 +97,27 @@ export async function keepSplitFile(
  * of a task file (`keepSplitFile`), or a split's name (read from `splits`, `<name> cut 60/20/20
  * ...`, for runs that cut one); undefined for runs on the shipped train/dev/test splits.
  */
-export function recordedSplit(runDir: string, config: unknown): string | undefined {
-  const { split: kept, splits } = (config ?? {}) as { split?: { copy?: unknown; file?: unknown }; splits?: unknown };
-  if (typeof kept?.copy === 'string') {
+export function recordedSplit(runDir: string, config: RecordedSplit): string | undefined {
+  const kept = keptSplit(config);
+  if (kept) {
     const copy = resolve(runDir, kept.copy);
     if (existsSync(copy)) return copy;
-    if (typeof kept.file === 'string' && existsSync(kept.file)) return kept.file;
+    if (existsSync(kept.file)) return kept.file;
     throw new ConfigError(
-      `${runDir} was cut from the task file ${String(kept.file)}, and neither it nor the run's copy ${copy} is there`,
+      `${runDir} was cut from the task file ${kept.file}, and neither it nor the run's copy ${copy} is there`,
       { code: 'missing-split-file' },
     );
   }
-  if (typeof splits !== 'string') return undefined;
-  return /^(.+) cut 60\/20\/20 /.exec(splits)?.[1];
+  if (typeof config.splits !== 'string') return undefined;
+  return /^(.+) cut 60\/20\/20 /.exec(config.splits)?.[1];
+}
+
+/** A run's record of the task file it was cut from and its copy, if it has one. */
+export function keptSplit(config: RecordedSplit): { file: string; copy: string } | undefined {
+  const kept = config.split as { file?: unknown; copy?: unknown } | undefined;
+  return typeof kept?.file === 'string' && typeof kept.copy === 'string'
+    ? { file: kept.file, copy: kept.copy }
+    : undefined;
 }
 
 /** The splits `train` uses; an environment that does not ship them gets them cut from its first split. */

@@ -57,6 +57,7 @@ describe('a run trained on --split FILE', () => {
     await runTrain({ ...training, steps: 2, split: file, quiet: true, resume: run });
     const resumed = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as typeof config;
     expect(resumed.trainTasks).toEqual(config.trainTasks);
+    expect(resumed.split).toEqual(config.split);
     const summary = JSON.parse(await readFile(join(run, 'summary.json'), 'utf8')) as { steps: number };
     expect(summary.steps).toBe(2);
 

@@ -25,7 +25,7 @@ import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
-import { keepSplitFile, loadTaskSplits, recordedSplit } from '../task-splits.js';
+import { keepSplitFile, keptSplit, loadTaskSplits, type RecordedSplit, recordedSplit } from '../task-splits.js';
 
 export type { TrainFlags } from './train-flags.js';
 
@@ -125,11 +125,13 @@ export async function runTrain(
       flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
     );
     // A continued run cuts its tasks from what it recorded: a task file from the run's own copy.
-    const resumedSplit =
-      flags.resume && existsSync(join(dir, 'config.json')) ? recordedSplit(dir, await readTrainConfig(dir)) : undefined;
-    const tasks = await loadTaskSplits(environment, resumedSplit ?? flags.split);
+    const recorded: RecordedSplit | undefined =
+      flags.resume && existsSync(join(dir, 'config.json'))
+        ? ((await readTrainConfig(dir)) as RecordedSplit)
+        : undefined;
+    const tasks = await loadTaskSplits(environment, (recorded && recordedSplit(dir, recorded)) ?? flags.split);
     checkCodeLanguage(h0, [...tasks.train, ...tasks.validation, ...tasks.test], '--base');
-    const kept = await keepSplitFile(dir, tasks);
+    const kept = recorded ? keptSplit(recorded) : await keepSplitFile(dir, tasks);
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
