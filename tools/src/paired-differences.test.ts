@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ComparedGroup } from './commands/compare.js';
+import type { ComparedGroup } from './compared-runs.js';
 import {
   againstBaseline,
   differencesTable,

@@ -1,5 +1,5 @@
 import { ConfigError, mean, sampleStdDev, type TrainSummary } from '@harness-s/core';
-import type { ComparedGroup } from './commands/compare.js';
+import type { ComparedGroup } from './compared-runs.js';
 import { percentText } from './report/stats.js';
 
 /** Two-sided 95% quantiles of Student's t, by degrees of freedom 1 to 30 (above: the normal's). */

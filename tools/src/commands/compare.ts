@@ -2,17 +2,12 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError, InputError, TrainSummary } from '@harness-s/core';
+import type { ComparedGroup, ComparedRun } from '../compared-runs.js';
 import { renderTable } from '../format.js';
 import { againstBaseline, differencesTable, parseAgainst } from '../paired-differences.js';
 import { meanSpreadText, rescueSuccessRates } from '../report/stats.js';
 
-/** A training run found under the given folders: its summary and the settings it ran with. */
-export interface ComparedRun {
-  dir: string;
-  summary: TrainSummary;
-  /** Flattened settings (`method`, `k`, `router`, `reanchorEvery`, `policy.theta.inspect-table`...). */
-  settings: Record<string, string>;
-}
+export type { ComparedGroup, ComparedRun };
 
 /** Runs that differ only in these settings compare as seeds of one configuration. */
 const notSettings = new Set([
@@ -150,13 +145,6 @@ export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs:
     }
   }
   return { runs, skipped };
-}
-
-/** Runs grouped by the settings that tell them apart (every seed of a configuration together). */
-export interface ComparedGroup {
-  /** The differing settings' values for this group. */
-  settings: Record<string, string>;
-  runs: ComparedRun[];
 }
 
 /**

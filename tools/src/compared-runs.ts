@@ -1,0 +1,16 @@
+import type { TrainSummary } from '@harness-s/core';
+
+/** A training run found under the given folders: its summary and the settings it ran with. */
+export interface ComparedRun {
+  dir: string;
+  summary: TrainSummary;
+  /** Flattened settings (`method`, `k`, `router`, `reanchorEvery`, `policy.theta.inspect-table`...). */
+  settings: Record<string, string>;
+}
+
+/** Runs grouped by the settings that tell them apart (every seed of a configuration together). */
+export interface ComparedGroup {
+  /** The differing settings' values for this group. */
+  settings: Record<string, string>;
+  runs: ComparedRun[];
+}
