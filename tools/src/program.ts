@@ -228,6 +228,10 @@ export function createProgram(): Command {
     .option('--base-url <url>', 'OpenAI-compatible endpoint to try (default OPENAI_BASE_URL; named, it must work)')
     .option('--model <name>', 'a model the endpoint must serve')
     .option('--appworld-url <urls...>', 'AppWorld environment servers to try (an oracle episode)')
+    .option(
+      '--appworld-task <id>',
+      "the task AppWorld's own server initializes for the check (default 82e2fac_1, of AppWorld's dataset)",
+    )
     .option('--no-docker', 'skip the Docker checks')
     .option('--timeout <ms>', 'longest one check may take', integer('--timeout', 1), 120_000)
     .option('--json', 'print the checks as JSON')

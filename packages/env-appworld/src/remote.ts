@@ -340,6 +340,8 @@ export const appworldProbeTaskId = '82e2fac_1';
 export async function probeAppWorldServer(
   url: string,
   timeoutMs = 30_000,
+  /** The task AppWorld's own server initializes (one of its dataset's). */
+  taskId = appworldProbeTaskId,
 ): Promise<{ language: 'javascript' | 'python'; detail: string }> {
   const base = url.replace(/\/+$/, '');
   const [first] = EmbeddedWorld.forSeed(undefined).tasks;
@@ -350,7 +352,7 @@ export async function probeAppWorldServer(
     if (info.success && info.data.code_language === 'javascript')
       return { language: 'javascript', detail: `serves the embedded world (${first.task.id})` };
   }
-  const id = appworldProbeTaskId;
+  const id = taskId;
   parseWire(
     TaskInfoWire,
     await call(base, '/initialize', { task_id: id, ...initializeDefaults }, timeoutMs),

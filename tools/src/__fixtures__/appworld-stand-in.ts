@@ -18,11 +18,17 @@ export interface AppWorldStandIn {
   url: string;
   /** Every code block it was sent, in order. */
   code: string[];
+  /** Every task id it initialized, in order. */
+  initialized: string[];
   close(): Promise<void>;
 }
 
-export async function startAppWorldStandIn(): Promise<AppWorldStandIn> {
+export async function startAppWorldStandIn(
+  /** The task ids its data has (any, when not given): another is refused with HTTP 400, as the real one does. */
+  tasks?: readonly string[],
+): Promise<AppWorldStandIn> {
   const code: string[] = [];
+  const initialized: string[] = [];
   let current: { id: string; blocks: string[] } | null = null;
   const info = (id: string) => ({
     task_id: id,
@@ -46,6 +52,11 @@ export async function startAppWorldStandIn(): Promise<AppWorldStandIn> {
       if (request.method === 'GET' && path.startsWith('/tasks/')) return send(info(decodeURIComponent(path.slice(7))));
       switch (path) {
         case '/initialize':
+          if (tasks && !tasks.includes(String(input.task_id))) {
+            response.writeHead(400, { 'content-type': 'application/json' });
+            return response.end(JSON.stringify({ detail: `Task ${String(input.task_id)} not found.` }));
+          }
+          initialized.push(String(input.task_id));
           current = { id: String(input.task_id), blocks: [] };
           return send(info(String(input.task_id)));
         case '/execute':
@@ -72,6 +83,7 @@ export async function startAppWorldStandIn(): Promise<AppWorldStandIn> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     code,
+    initialized,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -114,9 +114,27 @@ describe('harness-s doctor', () => {
       expect(byPart(report.checks, 'AppWorld server')).toMatchObject({
         status: 'ok',
         detail:
-          "AppWorld's own server: initialized 82e2fac_1 and ran Python code (its tasks need --harness or --base h0-python)",
+          "AppWorld's own server: initialized 82e2fac_1 and ran Python code (its tasks need a Python harness: --harness or --base h0-python or h0-python-tools)",
       });
       expect(standIn.code).toEqual(['print("harness-s " + "doctor")']);
+    } finally {
+      await standIn.close();
+    }
+  }, 120_000);
+
+  it('checks it on the task --appworld-task names, for a server whose data lacks the default one', async () => {
+    const standIn = await startAppWorldStandIn(['abc1234_1']);
+    try {
+      const flags = { docker: false, timeout: 30_000, quiet: true, json: true, appworldUrl: [standIn.url] };
+      const refused = byPart((await runDoctor(flags, () => undefined)).checks, 'AppWorld server');
+      expect(refused?.status).toBe('failed');
+      expect(refused?.detail).toMatch(/82e2fac_1 not found.*; check on a task the server has with --appworld-task ID$/);
+      const report = await runDoctor({ ...flags, appworldTask: 'abc1234_1' }, () => undefined);
+      expect(byPart(report.checks, 'AppWorld server')).toMatchObject({
+        status: 'ok',
+        detail: expect.stringContaining("AppWorld's own server: initialized abc1234_1 and ran Python code"),
+      });
+      expect(standIn.initialized).toEqual(['abc1234_1']);
     } finally {
       await standIn.close();
     }

@@ -21,6 +21,8 @@ export interface DoctorFlags {
   model?: string;
   /** AppWorld environment servers (`harness-s serve appworld`) to try; given, they must work. */
   appworldUrl?: string[];
+  /** The task AppWorld's own server initializes for the check (default one of its dataset's, 82e2fac_1). */
+  appworldTask?: string;
   /** Skip the Docker checks (`--no-docker`). */
   docker?: boolean;
   /** Longest a check may take, ms (default 120 000). */
@@ -80,14 +82,23 @@ const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice
  * AppWorld's own (Python) initializes a task of its dataset and runs a line of code, since the
  * oracle knows only the embedded world.
  */
-async function appworldServers(urls: readonly string[], signal: AbortSignal): Promise<string> {
+async function appworldServers(
+  urls: readonly string[],
+  taskId: string | undefined,
+  signal: AbortSignal,
+): Promise<string> {
   const details: string[] = [];
   for (const url of urls) {
-    const probe = await probeAppWorldServer(url);
+    const probe = await probeAppWorldServer(url, undefined, taskId).catch((error: unknown) => {
+      // AppWorld's own server checks on one task of its dataset, which its data may lack.
+      if (error instanceof Error && /\/initialize answered/.test(error.message))
+        error.message += `; check on a task the server has with --appworld-task ID`;
+      throw error;
+    });
     const detail =
       probe.language === 'javascript'
         ? await oracleEpisode('appworld', { appworldUrl: [url] }, signal)
-        : `${probe.detail} (its tasks need --harness or --base h0-python)`;
+        : `${probe.detail} (its tasks need a Python harness: --harness or --base h0-python or h0-python-tools)`;
     details.push(urls.length > 1 ? `${url}: ${detail}` : detail);
   }
   return details.join('; ');
@@ -171,7 +182,7 @@ function plan(flags: DoctorFlags): Plan[] {
             part: `AppWorld server ${flags.appworldUrl.join(' ')}`,
             neededBy: '--appworld-url',
             required: true,
-            run: (signal: AbortSignal) => appworldServers(flags.appworldUrl ?? [], signal),
+            run: (signal: AbortSignal) => appworldServers(flags.appworldUrl ?? [], flags.appworldTask, signal),
           },
         ]
       : []),
