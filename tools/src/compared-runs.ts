@@ -14,3 +14,6 @@ export interface ComparedGroup {
   settings: Record<string, string>;
   runs: ComparedRun[];
 }
+
+/** Methods that rescue all-failed groups: only their runs have a rescue success. */
+export const rescuingMethods: ReadonlySet<string> = new Set(['harness-s', 'h0-resample']);

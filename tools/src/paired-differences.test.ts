@@ -45,14 +45,49 @@ describe('paired differences', () => {
     expect(results.map((result) => result.baseline)).toEqual([groups[0], groups[1]]);
     expect(results[0]?.differences['effectiveGroupRate']?.mean).toBeCloseTo(0.15, 12);
     const { headers, rows } = differencesTable(results, ['method', 'env'], '3');
-    expect(headers).toEqual(['method', 'env', 'paired seeds', 'Δ Pass@3', 'Δ Avg@3', 'Δ effective groups']);
+    expect(headers).toEqual([
+      'method',
+      'env',
+      'paired seeds',
+      'Δ Pass@3',
+      'Δ Avg@3',
+      'Δ effective groups',
+      'Δ rescue success',
+    ]);
+    // Neither method rescues: no rescue success to compare.
     expect(rows).toEqual([
-      ['mixture', 'a', '2', '+0.0 [+0.0, +0.0]', '-10.0 [-10.0, -10.0]', '+15.0 [-48.5, +78.5]'],
-      ['mixture', 'b', '1', '+0.0', '+0.0', '+30.0'],
+      ['mixture', 'a', '2', '+0.0 [+0.0, +0.0]', '-10.0 [-10.0, -10.0]', '+15.0 [-48.5, +78.5]', '-'],
+      ['mixture', 'b', '1', '+0.0', '+0.0', '+30.0', '-'],
     ]);
     expect(() => againstBaseline(groups, ['method', 'env'], ['method', 'ppo'])).toThrow(
       '--against method=ppo: no runs with it (method is grpo, mixture)',
     );
     expect(() => parseAgainst('grpo')).toThrow("--against: give SETTING=VALUE, e.g. method=grpo, not 'grpo'");
+  });
+
+  it('compare rescue success between runs that both rescued', () => {
+    const run = (router: string, seed: number, triggered: number, rescued: number) => ({
+      dir: `/r/${router}/${seed}`,
+      settings: { method: 'harness-s', router, env: 'a', evalK: '3' },
+      summary: {
+        method: 'harness-s',
+        seed,
+        evalUnderH0: { passAtK: 1, avgAtK: 0.5, k: 3 },
+        effectiveGroupRate: 0.5,
+        rescueTriggerRate: triggered,
+        rescueSuccessRate: rescued,
+      } as never,
+    });
+    const group = (runs: ReturnType<typeof run>[]): ComparedGroup => ({
+      settings: { router: runs[0]?.settings.router ?? '' },
+      runs,
+    });
+    const fixed = group([run('fixed', 1, 0.2, 0.5), run('fixed', 2, 0.2, 0.6), run('fixed', 3, 0.2, 0.25)]);
+    // Seed 3 of the adaptive runs triggered no rescue: its 0 is no rescue success, and the pair is left out.
+    const adaptive = group([run('adaptive', 1, 0.2, 0.7), run('adaptive', 2, 0.2, 0.7), run('adaptive', 3, 0, 0)]);
+    const [result] = againstBaseline([fixed, adaptive], ['router'], parseAgainst('router=fixed'));
+    expect(result?.differences['rescueSuccessRate']?.pairs).toBe(2);
+    expect(result?.differences['rescueSuccessRate']?.mean).toBeCloseTo(0.15, 12);
+    expect(result?.differences['passAtK']?.pairs).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 import { ConfigError, mean, sampleStdDev, type TrainSummary } from '@harness-s/core';
-import type { ComparedGroup } from './compared-runs.js';
+import { type ComparedGroup, rescuingMethods } from './compared-runs.js';
 import { percentText } from './report/stats.js';
 
 /** Two-sided 95% quantiles of Student's t, by degrees of freedom 1 to 30 (above: the normal's). */
@@ -33,11 +33,20 @@ export function pairedDifferenceText(difference: PairedDifference): string {
     : signed(difference.mean);
 }
 
-/** What `--against` compares, per run (the names `--json` gives them). */
-const measures: ReadonlyArray<[string, string, (summary: TrainSummary) => number]> = [
+/**
+ * What `--against` compares, per run (the names `--json` gives them); undefined where a run has no
+ * such value (rescue success of a run that never rescued), which leaves its pair out.
+ */
+const measures: ReadonlyArray<[string, string, (summary: TrainSummary) => number | undefined]> = [
   ['passAtK', 'Pass@k', (summary) => summary.evalUnderH0.passAtK],
   ['avgAtK', 'Avg@k', (summary) => summary.evalUnderH0.avgAtK],
   ['effectiveGroupRate', 'effective groups', (summary) => summary.effectiveGroupRate],
+  [
+    'rescueSuccessRate',
+    'rescue success',
+    (summary) =>
+      rescuingMethods.has(summary.method) && summary.rescueTriggerRate > 0 ? summary.rescueSuccessRate : undefined,
+  ],
 ];
 
 /** A group's differences from its baseline group, by measure. */
@@ -63,7 +72,8 @@ export function parseAgainst(text: string): [string, string] {
 /**
  * Each group against the baseline group (`setting=value`) of the same environment and evaluation
  * k that agrees with it on the most other settings: the differences of its runs from the
- * baseline's runs of the same seed, in Pass@k, Avg@k and effective-group rate.
+ * baseline's runs of the same seed, in Pass@k, Avg@k, effective-group rate and rescue success
+ * (between runs that both rescued).
  */
 export function againstBaseline(
   groups: readonly ComparedGroup[],
@@ -90,7 +100,15 @@ export function againstBaseline(
         return other ? [[run.summary, other] as const] : [];
       });
       const differences = Object.fromEntries(
-        measures.map(([name, , read]) => [name, pairedDifference(pairs.map(([own, base]) => read(own) - read(base)))]),
+        measures.map(([name, , read]) => [
+          name,
+          pairedDifference(
+            pairs.flatMap(([own, base]) => {
+              const [a, b] = [read(own), read(base)];
+              return a === undefined || b === undefined ? [] : [a - b];
+            }),
+          ),
+        ]),
       );
       return { group, baseline, differences };
     });

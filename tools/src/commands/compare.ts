@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError, InputError, TrainSummary } from '@harness-s/core';
-import type { ComparedGroup, ComparedRun } from '../compared-runs.js';
+import { type ComparedGroup, type ComparedRun, rescuingMethods } from '../compared-runs.js';
 import { renderTable } from '../format.js';
 import { againstBaseline, differencesTable, parseAgainst } from '../paired-differences.js';
 import { meanSpreadText, rescueSuccessRates } from '../report/stats.js';
@@ -25,8 +25,6 @@ const notSettings = new Set([
   'onBatch',
   'policy.step',
 ]);
-
-const rescuingMethods = new Set(['harness-s', 'h0-resample']);
 
 /** Mean ± spread in percent, `-` where there is nothing (as in the settings columns). */
 const rates = (values: readonly number[]): string => (values.length > 0 ? meanSpreadText(values) : '-');
