@@ -25,7 +25,7 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { pairedText, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
-import { loadTaskSplits, recordedSplit, type TaskSplits } from '../task-splits.js';
+import { loadTaskSplits, type RecordedSplit, recordedSplit, type TaskSplits } from '../task-splits.js';
 
 /** How a run is studied. */
 export interface StudySettings {
@@ -103,8 +103,8 @@ export interface StudiedRunInfo {
   /** The run's rescue width (its config, else K). */
   variants: number;
   trainTasks: string[];
-  /** The `--split` the run was cut from, if it cut one (a task file: the run's own copy). */
-  split?: string;
+  /** What the run's config says of the `--split` it was cut from (`recordedSplit` reads it). */
+  recordedSplit: RecordedSplit;
   snapshots: number[];
 }
 
@@ -125,7 +125,6 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
         code: 'bad-run-config',
       },
     );
-  const split = recordedSplit(dir, config);
   const snapshots = await policySnapshotSteps(dir);
   if (snapshots.length === 0)
     throw new ConfigError(
@@ -141,7 +140,7 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
     seed: config.config.seed,
     variants: config.config.rescue?.variants ?? config.config.k,
     trainTasks: config.trainTasks,
-    ...(split ? { split } : {}),
+    recordedSplit: { split: config.split, splits: config.splits },
     snapshots,
   };
 }
@@ -278,7 +277,8 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
   try {
     const h0 = await resolveHarness(run.env, run.h0);
     const pool = await loadPoolHarnesses(flags.pool, run.env);
-    const splits = await loadTaskSplits(environment, flags.split ?? run.split);
+    // The tasks the run was cut from, unless --split says otherwise.
+    const splits = await loadTaskSplits(environment, flags.split ?? recordedSplit(run.dir, run.recordedSplit));
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };

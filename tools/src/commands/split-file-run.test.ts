@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { writePool } from '../__fixtures__/dbbench-pool.js';
 import { runEval } from './eval.js';
 import { runExport } from './export.js';
-import { readStudiedRun } from './rescue-study.js';
+import { runRescueStudy } from './rescue-study.js';
 import { runTrain } from './train.js';
 
 const dbbenchDev = fileURLToPath(new URL('../../../packages/env-dbbench/data/dev.jsonl', import.meta.url));
@@ -51,7 +52,12 @@ describe('a run trained on --split FILE', () => {
     const exported = await runExport({ run, all: true, context: 'h0' });
     expect(exported.examples).toBe(4 * 2);
 
-    expect((await readStudiedRun(run)).split).toBe(join(run, 'split', 'mine.jsonl'));
+    // The study replays the run on its own training tasks.
+    const pool = join(dir, 'pool');
+    await writePool(pool);
+    const study = { run, pool, steps: [0], reps: 1, carryOver: 0.5, profileK: 1, concurrency: 2, quiet: true };
+    const studied = await runRescueStudy(study);
+    expect(studied.stages[0]?.groups).toBe(11);
 
     // A continued run cuts the same tasks from the copy.
     await runTrain({ ...training, steps: 2, split: file, quiet: true, resume: run });
@@ -63,7 +69,7 @@ describe('a run trained on --split FILE', () => {
 
     // Without the copy either, the run says what it misses.
     await rm(join(run, 'split'), { recursive: true });
-    await expect(readStudiedRun(run)).rejects.toThrow(
+    await expect(runRescueStudy(study)).rejects.toThrow(
       `${run} was cut from the task file ${file}, and neither it nor the run's copy ${join(run, 'split', 'mine.jsonl')} is there`,
     );
   });
