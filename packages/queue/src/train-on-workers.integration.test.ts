@@ -150,9 +150,15 @@ describe.skipIf(!ping.ok)('training with rollouts on worker processes (BullMQ on
 
     expect(await runOutcome(queued)).toEqual(await runOutcome(inProcess));
     // The killed worker's attempt was run by the survivor after the stalled-job check found it.
+    // What each worker said of the orphan, to explain a failure of the checks below.
+    const story = () =>
+      `${orphan}: doomed said ${JSON.stringify(doomed.lines.filter((line) => line.includes(orphan)))}, survivor said ${JSON.stringify(survivor.lines.filter((line) => line.includes(orphan)))}`;
     if (!doneBy(doomed).includes(orphan)) {
-      expect(doneBy(survivor)).toContain(orphan);
-      expect(survivor.lines.some((line) => line.includes(`stalled ${orphan}`))).toBe(true);
+      expect(doneBy(survivor), story()).toContain(orphan);
+      expect(
+        survivor.lines.some((line) => line.includes(`stalled ${orphan}`)),
+        story(),
+      ).toBe(true);
     }
     // Run to its end once; twice only when the killed worker finished it (and logged so) but died
     // before the queue heard, so the stalled-job check handed it on: delivery is at least once,
