@@ -155,8 +155,9 @@ export type AppWorldLanguage = 'javascript' | 'python';
  * api_docs workflow, a worked example and its key rules, one small code block per turn, at most 50
  * turns. The episode's one tool is `execute(code)`; `apis.supervisor.complete_task(...)` inside the
  * code ends the task. `code-block` writes code as a fenced block in the reply (`h0`); `tool-calls`
- * calls `execute` natively (`h0-tools`). Both are written for JavaScript, the embedded world's
- * language, or for Python, the real AppWorld server's (`h0-python`, `h0-python-tools`).
+ * calls `execute` natively (`h0-tools`). Each is written for JavaScript, the embedded world's
+ * language (`h0`, `h0-tools`), or for Python, the real AppWorld server's (`h0-python`,
+ * `h0-python-tools`).
  * The key rules are prompt text, not directives: variants add directives tagged with skills.
  */
 export function appworldH0(
