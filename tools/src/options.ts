@@ -57,7 +57,7 @@ export const appworldUrlOption = () =>
 export const baseOption = () =>
   new Option(
     '--base <name>',
-    "the base harness H0, a built-in name (default: the one the pool's variants derive from, else h0; appworld: h0-python for the real server)",
+    "the base harness H0, a built-in name (default: the one the pool's variants derive from, else h0; appworld: h0-python or h0-python-tools for the real server)",
   );
 export const checkpointOption = () =>
   new Option(

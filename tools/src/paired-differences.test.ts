@@ -89,5 +89,7 @@ describe('paired differences', () => {
     expect(result?.differences['rescueSuccessRate']?.pairs).toBe(2);
     expect(result?.differences['rescueSuccessRate']?.mean).toBeCloseTo(0.15, 12);
     expect(result?.differences['passAtK']?.pairs).toBe(3);
+    const { rows } = differencesTable(result ? [result] : [], ['router'], '3');
+    expect(rows[0]?.at(-1)).toBe('+15.0 [-48.5, +78.5] (2 pairs)');
   });
 });

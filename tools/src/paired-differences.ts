@@ -125,7 +125,14 @@ export function differencesTable(
     rows: results.map(({ group, differences }) => [
       ...keys.map((key) => settingOf(group, key)),
       String(differences['passAtK']?.pairs ?? 0),
-      ...measures.map(([name]) => (differences[name] ? pairedDifferenceText(differences[name]) : '-')),
+      // A measure some pairs lack (rescue success of a run that never rescued) says how many it has.
+      ...measures.map(([name]) => {
+        const difference = differences[name];
+        if (!difference) return '-';
+        const seeds = differences['passAtK']?.pairs ?? 0;
+        const text = pairedDifferenceText(difference);
+        return difference.pairs > 0 && difference.pairs < seeds ? `${text} (${difference.pairs} pairs)` : text;
+      }),
     ]),
   };
 }

@@ -187,8 +187,11 @@ export interface CheckpointSource {
   /** The file the policy comes from: a run folder's latest step's snapshot, or the file given. */
   file: string;
   runDir: string;
-  /** The single split the run cut into train/validation/test, when it cut one. */
-  cutFrom?: string;
+  /**
+   * The single split the run cut into train/validation/test, when it cut one (a task file: the run's
+   * copy); read when needed, as a run whose task file is gone can still be evaluated on other tasks.
+   */
+  cutFrom?: () => string | undefined;
 }
 
 /**
@@ -206,7 +209,7 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
       { code: 'bad-flag' },
     );
   const runDir = folder ? target : resolve(target, '..', '..');
-  let cutFrom: string | undefined;
+  let cutFrom: (() => string | undefined) | undefined;
   if (existsSync(join(runDir, trainFiles.config))) {
     const config = (await readTrainConfig(runDir)) as {
       command?: unknown;
@@ -229,7 +232,7 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
         `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here`,
         { code: 'bad-flag' },
       );
-    cutFrom = recordedSplit(runDir, config);
+    cutFrom = () => recordedSplit(runDir, config);
   } else if (folder) {
     throw new ConfigError(`--checkpoint ${path}: no training run here (no ${trainFiles.config})`, { code: 'bad-flag' });
   }

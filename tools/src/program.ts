@@ -59,7 +59,7 @@ export function createProgram(): Command {
       .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
       .option(
         '--harness <name|file>',
-        'a built-in harness (h0; dbbench/swegym h0-text, appworld h0-tools; other families: dbbench minimal and codeact, appworld minimal, swegym codeact) or a harness spec .json',
+        "a built-in harness (h0; dbbench/swegym h0-text, appworld h0-tools; AppWorld's own server: h0-python, h0-python-tools; other families: dbbench minimal and codeact, appworld minimal, swegym codeact) or a harness spec .json",
         'h0',
       )
       .option('--k <n>', 'the k of Pass@k and Avg@k, and attempts per task', integer('--k', 1), 3)

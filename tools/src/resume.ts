@@ -34,7 +34,9 @@ export async function checkRunFolder(
   if (!statSync(dir).isDirectory())
     throw new ConfigError(`${flag}: ${dir} is a file, not a folder`, { code: 'bad-flag' });
   if (flags.resume === undefined) {
-    if ((await readdir(dir)).length === 0) return;
+    // A train start that failed before writing config.json may have left its copy of a task file only.
+    const left = (await readdir(dir)).filter((name) => !(command === 'train' && name === 'split'));
+    if (left.length === 0 && !existsSync(join(dir, 'config.json'))) return;
     const holds = existsSync(join(dir, 'config.json'))
       ? 'a run'
       : existsSync(join(dir, 'index.json'))

@@ -132,13 +132,18 @@ const trainingSplits = ['train', 'validation', 'test'] as const;
 export async function loadSplitTasks<T extends Task>(
   environment: Environment<T>,
   split: string,
-  /** The split a training run cut (its `--split`), when the tasks are that run's. */
-  cutFrom?: string,
+  /**
+   * The split a training run cut (its `--split`, `recordedSplit`), when the tasks are that run's;
+   * read only when `split` is one of the run's cuts.
+   */
+  cutFrom?: () => string | undefined,
 ): Promise<{ taskSet: TaskSet<T>; name?: string }> {
   const cut = trainingSplits.find((name) => name === split);
+  if (!cut) return { taskSet: await environment.loadTasks({ split }) };
   // A run that cut a split of its own held out its own test tasks, whatever the environment ships.
-  if (!cut || (environment.splits.includes(split) && cutFrom === undefined))
+  const from = cutFrom?.();
+  if (environment.splits.includes(split) && from === undefined)
     return { taskSet: await environment.loadTasks({ split }) };
-  const splits = await loadTaskSplits(environment, cutFrom);
+  const splits = await loadTaskSplits(environment, from);
   return { taskSet: { tasks: splits[cut], unloadable: [] }, name: `${cut} (${splits.source})` };
 }

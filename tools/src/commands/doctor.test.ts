@@ -135,6 +135,11 @@ describe('harness-s doctor', () => {
         detail: expect.stringContaining("AppWorld's own server: initialized abc1234_1 and ran Python code"),
       });
       expect(standIn.initialized).toEqual(['abc1234_1']);
+      await expect(
+        runDoctor({ ...flags, appworldUrl: [], appworldTask: 'abc1234_1' }, () => undefined),
+      ).rejects.toThrow(
+        '--appworld-task names the task an AppWorld server is checked on: give the server with --appworld-url',
+      );
     } finally {
       await standIn.close();
     }

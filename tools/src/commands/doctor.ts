@@ -91,7 +91,14 @@ async function appworldServers(
   for (const url of urls) {
     const probe = await probeAppWorldServer(url, undefined, taskId).catch((error: unknown) => {
       // AppWorld's own server checks on one task of its dataset, which its data may lack.
-      if (error instanceof Error && /\/initialize answered/.test(error.message))
+      // A 4xx answer to /initialize: the server does not have that task.
+      const code = (error as { code?: unknown }).code;
+      if (
+        error instanceof Error &&
+        typeof code === 'string' &&
+        /^appworld-http-4\d\d$/.test(code) &&
+        /\/initialize answered/.test(error.message)
+      )
         error.message += `; check on a task the server has with --appworld-task ID`;
       throw error;
     });
@@ -282,6 +289,13 @@ export async function runDoctor(
   checkServerUrl('--postgres', flags.postgres, ['postgres:', 'postgresql:'], 'postgres://user@127.0.0.1:5432/db');
   checkServerUrl('--mysql', flags.mysql, ['mysql:', 'mariadb:'], 'mysql://root@127.0.0.1:3306/db');
   checkServerUrl('--redis', flags.redis, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379');
+  if (flags.appworldTask !== undefined && !flags.appworldUrl?.length)
+    throw new ConfigError(
+      '--appworld-task names the task an AppWorld server is checked on: give the server with --appworld-url',
+      {
+        code: 'bad-flag',
+      },
+    );
   const timeoutMs = flags.timeout ?? 120_000;
   const checks: DoctorCheck[] = [];
   for (const item of plan(flags)) {

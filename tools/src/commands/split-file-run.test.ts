@@ -11,6 +11,8 @@ import { runTrain } from './train.js';
 
 const dbbenchDev = fileURLToPath(new URL('../../../packages/env-dbbench/data/dev.jsonl', import.meta.url));
 
+const evalFlags = { env: 'dbbench', policy: 'sim', harness: 'h0', concurrency: 2, quiet: true };
+
 describe('a run trained on --split FILE', () => {
   it('keeps a copy of the file, so it is evaluated, exported, studied and resumed on its tasks once the file is gone', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'split-file-run-'));
@@ -19,10 +21,18 @@ describe('a run trained on --split FILE', () => {
     await writeFile(file, `${lines.join('\n')}\n`);
     const run = join(dir, 'run');
     const training = { env: 'dbbench', method: 'grpo', k: 2, batchSize: 4, seed: 3, evalK: 1, concurrency: 2 };
+    // A start that fails before the run begins (three tasks leave none to test on) leaves the folder
+    // free for the next start.
+    const tiny = join(dir, 'tiny.jsonl');
+    await writeFile(tiny, `${lines.slice(0, 3).join('\n')}\n`);
+    await expect(runTrain({ ...training, steps: 1, split: tiny, quiet: true, out: run })).rejects.toThrow(
+      /no test tasks/,
+    );
     await runTrain({ ...training, steps: 1, split: file, quiet: true, out: run });
 
     const config = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as {
       split: { file: string; copy: string };
+      splits: string;
       trainTasks: string[];
       testTasks: string[];
     };
@@ -34,15 +44,11 @@ describe('a run trained on --split FILE', () => {
 
     // The held-out test tasks, read from the run's copy.
     const evaluated = await runEval({
-      env: 'dbbench',
-      policy: 'sim',
-      harness: 'h0',
+      ...evalFlags,
       checkpoint: run,
       split: 'test',
       k: 1,
       seed: 0,
-      concurrency: 2,
-      quiet: true,
       out: join(dir, 'eval'),
     });
     expect(evaluated.split).toMatch(/^test \(.*mine\.jsonl cut 60\/20\/20/);
@@ -59,10 +65,14 @@ describe('a run trained on --split FILE', () => {
     const studied = await runRescueStudy(study);
     expect(studied.stages[0]?.groups).toBe(11);
 
-    // A continued run cuts the same tasks from the copy.
+    // A continued run cuts the same tasks from the copy, even one killed before its first checkpoint,
+    // which writes its config again: it keeps its record of the original file.
+    await rm(join(run, 'checkpoints'), { recursive: true });
     await runTrain({ ...training, steps: 2, split: file, quiet: true, resume: run });
     const resumed = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as typeof config;
     expect(resumed.split).toEqual(config.split);
+    expect(resumed.splits).toBe(config.splits);
+    expect(resumed.splits).toBe(`${file} cut 60/20/20 by a hash of the task id`);
     const stepTwo = (await readFile(join(run, 'trajectories.jsonl'), 'utf8'))
       .trim()
       .split('\n')
@@ -73,10 +83,14 @@ describe('a run trained on --split FILE', () => {
     const summary = JSON.parse(await readFile(join(run, 'summary.json'), 'utf8')) as { steps: number };
     expect(summary.steps).toBe(2);
 
-    // Without the copy either, the run says what it misses.
+    // Without the copy either, the run says what it misses where its tasks are needed, and is still
+    // evaluated on tasks named otherwise.
     await rm(join(run, 'split'), { recursive: true });
-    await expect(runRescueStudy(study)).rejects.toThrow(
-      `${run} was cut from the task file ${file}, and neither it nor the run's copy ${join(run, 'split', 'mine.jsonl')} is there`,
-    );
+    const missing = `${run} was cut from the task file ${file}, and neither it nor the run's copy ${join(run, 'split', 'mine.jsonl')} is there`;
+    await expect(runRescueStudy(study)).rejects.toThrow(missing);
+    const checkpointEval = { ...evalFlags, checkpoint: run, k: 1, seed: 0 };
+    await expect(runEval({ ...checkpointEval, split: 'test', out: join(dir, 'e2') })).rejects.toThrow(missing);
+    const onDev = await runEval({ ...checkpointEval, split: 'dev', limit: 2, out: join(dir, 'e3') });
+    expect(onDev.tasks).toBe(2);
   });
 });

@@ -222,7 +222,8 @@ export async function runTrain(
       ...(runner ? { runner } : {}),
       record: {
         flags: flagsToRecord(flags),
-        splits: tasks.source,
+        // A resumed run keeps its record, not the copy it read the tasks from.
+        splits: typeof recorded?.splits === 'string' ? recorded.splits : tasks.source,
         ...(kept ? { split: kept } : {}),
         router: flags.router ?? 'adaptive',
         ...(runner ? { rollouts: `queue ${runner.queueName}` } : {}),
