@@ -17,3 +17,7 @@ export interface ComparedGroup {
 
 /** Methods that rescue all-failed groups: only their runs have a rescue success. */
 export const rescuingMethods: ReadonlySet<string> = new Set(['harness-s', 'h0-resample']);
+
+/** A run's rescue success: undefined for a method that never rescues, or a run that triggered none. */
+export const rescueSuccessOf = (summary: TrainSummary): number | undefined =>
+  rescuingMethods.has(summary.method) && summary.rescueTriggerRate > 0 ? summary.rescueSuccessRate : undefined;

@@ -1,5 +1,5 @@
 import { ConfigError, mean, sampleStdDev, type TrainSummary } from '@harness-s/core';
-import { type ComparedGroup, rescuingMethods } from './compared-runs.js';
+import { type ComparedGroup, rescueSuccessOf } from './compared-runs.js';
 import { percentText } from './report/stats.js';
 
 /** Two-sided 95% quantiles of Student's t, by degrees of freedom 1 to 30 (above: the normal's). */
@@ -41,12 +41,7 @@ const measures: ReadonlyArray<[string, string, (summary: TrainSummary) => number
   ['passAtK', 'Pass@k', (summary) => summary.evalUnderH0.passAtK],
   ['avgAtK', 'Avg@k', (summary) => summary.evalUnderH0.avgAtK],
   ['effectiveGroupRate', 'effective groups', (summary) => summary.effectiveGroupRate],
-  [
-    'rescueSuccessRate',
-    'rescue success',
-    (summary) =>
-      rescuingMethods.has(summary.method) && summary.rescueTriggerRate > 0 ? summary.rescueSuccessRate : undefined,
-  ],
+  ['rescueSuccessRate', 'rescue success', rescueSuccessOf],
 ];
 
 /** A group's differences from its baseline group, by measure. */

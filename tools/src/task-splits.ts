@@ -57,7 +57,7 @@ export async function loadTaskSplits<T extends Task>(
   const name = split ?? splits[0];
   if (!name) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
   const file = taskFileOf(environment, name);
-  const { tasks } = await loadSplitOrFile(environment, name);
+  const { tasks } = await environment.loadTasks(file ? { file } : { split: name });
   return {
     ...splitTasks(tasks, singleSplitFractions),
     source: `${name} cut 60/20/20 by a hash of the task id`,

@@ -2,10 +2,10 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError, InputError, TrainSummary } from '@harness-s/core';
-import { type ComparedGroup, type ComparedRun, rescuingMethods } from '../compared-runs.js';
+import { type ComparedGroup, type ComparedRun, rescueSuccessOf, rescuingMethods } from '../compared-runs.js';
 import { renderTable } from '../format.js';
 import { againstBaseline, differencesTable, parseAgainst } from '../paired-differences.js';
-import { meanSpreadText, rescueSuccessRates } from '../report/stats.js';
+import { meanSpreadText } from '../report/stats.js';
 
 export type { ComparedGroup, ComparedRun };
 
@@ -225,7 +225,7 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
       rates(summaries.map((summary) => summary.effectiveGroupRate)),
       rates(summaries.map((summary) => summary.rescueTriggerRate)),
       // Only methods that rescue have a rescue success rate (the others' all-failed groups stay as they are).
-      rates(rescueSuccessRates(summaries.filter((summary) => rescuingMethods.has(summary.method)))),
+      rates(summaries.flatMap((summary) => rescueSuccessOf(summary) ?? [])),
     ];
   });
   const headers = [
