@@ -109,6 +109,11 @@ export const Trajectory = z.object({
       advantage: z.number().optional(),
     })
     .optional(),
+  /**
+   * Where the attempt ran when not in the run's own process: the rollout worker whose result the
+   * run took, as `name@host:pid`.
+   */
+  ranOn: z.string().optional(),
 });
 export type Trajectory = z.infer<typeof Trajectory>;
 

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { type AttemptBatch, inProcessRunner, type Trajectory } from '@harness-s/core';
 import { type CounterTask, createCounterEnvironment } from '@harness-s/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { counterRequests, createSeededCounterPolicy } from '../test/counter-fleet.js';
+import { counterRequests, createSeededCounterPolicy, withoutRunDetails } from '../test/counter-fleet.js';
 import {
   PrivateRedis,
   redisServerSkipReason,
@@ -16,11 +16,6 @@ import { createQueueRunner, type QueueRunner, type QueueRunnerEvent } from './qu
 
 const sharedSkip = await sharedRedisSkipReason();
 const serverSkip = redisServerSkipReason();
-
-const withoutTimes = (trajectory: Trajectory): unknown =>
-  JSON.parse(
-    JSON.stringify(trajectory, (key, value) => (key === 'timings' || key === 'latencyMs' ? undefined : value)),
-  );
 
 async function batchOf(count: number): Promise<AttemptBatch<CounterTask>> {
   return {
@@ -78,7 +73,7 @@ describe.skipIf(sharedSkip !== null)('rollout workers that die', () => {
     const orphan = /: start (\S+) /.exec(started)?.[1];
     const results = await running;
 
-    expect(results.map(withoutTimes)).toEqual((await inProcessRunner(2).run(batch)).map(withoutTimes));
+    expect(results.map(withoutRunDetails)).toEqual((await inProcessRunner(2).run(batch)).map(withoutRunDetails));
     expect(doneIn(doomed)).not.toContain(orphan);
     expect(doneIn(survivor)).toContain(orphan);
     expect(survivor.lines.some((line) => line.includes(`stalled ${orphan}`))).toBe(true);
@@ -120,7 +115,7 @@ describe.skipIf(sharedSkip !== null)('rollout workers that die', () => {
         expect(trajectory.stopReason).toBe('infrastructure-error');
         expect(trajectory.evaluation).toBeNull();
       } else {
-        expect(withoutTimes(trajectory)).toEqual(withoutTimes(local[index] as Trajectory));
+        expect(withoutRunDetails(trajectory)).toEqual(withoutRunDetails(local[index] as Trajectory));
       }
     }
     const parked = events.filter((event) => event.kind === 'parked');
@@ -164,7 +159,7 @@ describe.skipIf(serverSkip !== null)('a Redis restarted mid-batch (no persistenc
       await redis.restart(500);
       const results = await running;
 
-      expect(results.map(withoutTimes)).toEqual((await inProcessRunner(2).run(batch)).map(withoutTimes));
+      expect(results.map(withoutRunDetails)).toEqual((await inProcessRunner(2).run(batch)).map(withoutRunDetails));
       const lost = events.filter((event) => event.kind === 'requeued' && event.reason === 'lost');
       expect(lost.length).toBeGreaterThan(0);
       // Every attempt has one result; the ones Redis forgot were run again, the others were not.

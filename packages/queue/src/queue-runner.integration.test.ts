@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type AttemptBatch, inProcessRunner, type Trajectory } from '@harness-s/core';
+import { hostname } from 'node:os';
+import { type AttemptBatch, inProcessRunner } from '@harness-s/core';
 import { type CounterTask, createCounterEnvironment } from '@harness-s/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { counterFactories, counterRequests, createSeededCounterPolicy } from '../test/counter-fleet.js';
+import {
+  counterFactories,
+  counterRequests,
+  createSeededCounterPolicy,
+  withoutRunDetails,
+} from '../test/counter-fleet.js';
 import { sharedRedisSkipReason, sharedRedisUrl } from '../test/redis-fixtures.js';
 import { connectRedis } from './connection.js';
 import { keyPrefix } from './names.js';
@@ -10,13 +16,6 @@ import { createQueueRunner, type QueueRunner, type QueueRunnerEvent } from './qu
 import { type RolloutWorker, startRolloutWorker } from './rollout-worker.js';
 
 const skipReason = await sharedRedisSkipReason();
-
-/** A trajectory without its clock readings, which differ from run to run. */
-export function withoutTimes(trajectory: Trajectory): unknown {
-  return JSON.parse(
-    JSON.stringify(trajectory, (key, value) => (key === 'timings' || key === 'latencyMs' ? undefined : value)),
-  );
-}
 
 async function batchOf(count: number, skill = 0.6): Promise<AttemptBatch<CounterTask>> {
   return {
@@ -61,7 +60,12 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
     const batch = await batchOf(12);
     const [queued, local] = await Promise.all([runner.run(batch), inProcessRunner(2).run(batch)]);
     expect(queued.map((trajectory) => trajectory.taskId)).toEqual(batch.requests.map((request) => request.task.id));
-    expect(queued.map(withoutTimes)).toEqual(local.map(withoutTimes));
+    expect(queued.map(withoutRunDetails)).toEqual(local.map(withoutRunDetails));
+    // Each queued attempt names the worker it ran on; in process, none does.
+    expect(new Set(queued.map((trajectory) => trajectory.ranOn))).toEqual(
+      new Set([`${worker.name}@${hostname()}:${process.pid}`]),
+    );
+    expect(local.filter((trajectory) => trajectory.ranOn !== undefined)).toEqual([]);
     // Both outcomes occur, so equality says something about the seeds travelling intact.
     expect(new Set(queued.map((trajectory) => trajectory.evaluation?.success)).size).toBe(2);
     expect(worker.stats().completed).toBe(12);
@@ -88,7 +92,7 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
     const resumed = createQueueRunner({ redisUrl: sharedRedisUrl, runDir: 'unused', queueName, pollIntervalMs: 50 });
     open.push(resumed);
     const results = await resumed.run(batch);
-    expect(results.map(withoutTimes)).toEqual((await inProcessRunner(2).run(batch)).map(withoutTimes));
+    expect(results.map(withoutRunDetails)).toEqual((await inProcessRunner(2).run(batch)).map(withoutRunDetails));
     expect(worker.stats().completed).toBe(12);
   });
 
@@ -107,7 +111,7 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
     const fresh = await batchOf(12, 0.9);
     const results = await resumed.run(fresh);
     expect(results.every((trajectory) => trajectory.policyVersion === 'seeded-counter@0.9')).toBe(true);
-    expect(results.map(withoutTimes)).toEqual((await inProcessRunner(2).run(fresh)).map(withoutTimes));
+    expect(results.map(withoutRunDetails)).toEqual((await inProcessRunner(2).run(fresh)).map(withoutRunDetails));
     expect(
       events.filter((event) => event.kind === 'requeued' && event.reason === 'stale').length,
     ).toBeGreaterThanOrEqual(3);

@@ -251,7 +251,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
             emit({ kind: 'requeued', attemptId: attempt.job.attemptId, reason: 'stale' });
             continue;
           }
-          results[attempt.index] = result.data.trajectory;
+          const { name, host, pid } = result.data.worker;
+          results[attempt.index] = { ...result.data.trajectory, ranOn: `${name}@${host}:${pid}` };
           pending.delete(jobId);
         }
         await enqueue(queue, lost);

@@ -4,7 +4,7 @@
  * throw, or kill the worker process outright.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AttemptRequest, deriveSeed, type Harness, type Policy } from '@harness-s/core';
+import { type AttemptRequest, deriveSeed, type Harness, type Policy, type Trajectory } from '@harness-s/core';
 import { type CounterTask, createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import type { RolloutFactories } from '../src/index.js';
 
@@ -83,3 +83,14 @@ export async function counterRequests(count: number, step = 1): Promise<AttemptR
     };
   });
 }
+
+/**
+ * A trajectory without what differs between runs of the same attempt: its clock readings, and
+ * where it ran (`ranOn`, set for attempts that ran on a rollout worker).
+ */
+export const withoutRunDetails = (trajectory: Trajectory): unknown =>
+  JSON.parse(
+    JSON.stringify(trajectory, (key, value) =>
+      key === 'timings' || key === 'latencyMs' || key === 'ranOn' ? undefined : value,
+    ),
+  );
