@@ -1,5 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { ConfigError, type Environment, splitTasks, type Task, type TaskSet } from '@harness-s/core';
 
@@ -71,18 +72,30 @@ const splitCopyFolder = 'split';
 /**
  * Keeps, in a new run's folder, a copy of the task file its splits were cut from, so the run can be
  * evaluated, exported, studied and resumed on the same tasks after the file is moved, edited or
- * deleted. Returns what the run's config records (`split`): the file and its copy, relative to the run.
+ * deleted. Returns what the run's config records (`split`): the file, its copy (relative to the
+ * run) and the SHA-256 of its content, by which a changed copy or file is told from the run's.
  */
 export async function keepSplitFile(
   runDir: string,
   splits: Pick<TaskSplits<Task>, 'file'>,
-): Promise<{ file: string; copy: string } | undefined> {
+): Promise<KeptSplit | undefined> {
   if (!splits.file) return undefined;
   const copy = join(runDir, splitCopyFolder, basename(splits.file));
   await mkdir(join(runDir, splitCopyFolder), { recursive: true });
   await copyFile(splits.file, copy);
-  return { file: splits.file, copy: relative(runDir, copy) };
+  return { file: splits.file, copy: relative(runDir, copy), sha256: sha256Of(await readFile(copy)) };
 }
+
+/** A run's record of the task file it was cut from (`config.json`'s `split`). */
+export interface KeptSplit {
+  file: string;
+  /** The run's copy, relative to the run's folder. */
+  copy: string;
+  /** Of the file's content when the run started; absent in runs recorded before it was kept. */
+  sha256?: string;
+}
+
+const sha256Of = (content: Buffer): string => createHash('sha256').update(content).digest('hex');
 
 /** What a run's `config.json` says of its `--split` (see `keepSplitFile` and `recordedSplit`). */
 export interface RecordedSplit {
@@ -100,9 +113,17 @@ export interface RecordedSplit {
 export function recordedSplit(runDir: string, config: RecordedSplit): string | undefined {
   const kept = keptSplit(config);
   if (kept) {
+    // The copy, or else the file, as long as it still holds what the run was cut from.
+    const unchanged = (path: string, what: string) => {
+      if (kept.sha256 === undefined || sha256Of(readFileSync(path)) === kept.sha256) return path;
+      throw new ConfigError(
+        `${runDir} was cut from the task file ${kept.file}, and ${what} ${path} has changed since (its SHA-256 is not the recorded ${kept.sha256}); restore it to use the run's tasks`,
+        { code: 'changed-split-file' },
+      );
+    };
     const copy = resolve(runDir, kept.copy);
-    if (existsSync(copy)) return copy;
-    if (existsSync(kept.file)) return kept.file;
+    if (existsSync(copy)) return unchanged(copy, "the run's copy");
+    if (existsSync(kept.file)) return unchanged(kept.file, 'with the copy gone, the file');
     throw new ConfigError(
       `${runDir} was cut from the task file ${kept.file}, and neither it nor the run's copy ${copy} is there`,
       { code: 'missing-split-file' },
@@ -113,10 +134,10 @@ export function recordedSplit(runDir: string, config: RecordedSplit): string | u
 }
 
 /** A run's record of the task file it was cut from and its copy, if it has one. */
-export function keptSplit(config: RecordedSplit): { file: string; copy: string } | undefined {
-  const kept = config.split as { file?: unknown; copy?: unknown } | undefined;
+export function keptSplit(config: RecordedSplit): KeptSplit | undefined {
+  const kept = config.split as { file?: unknown; copy?: unknown; sha256?: unknown } | undefined;
   return typeof kept?.file === 'string' && typeof kept.copy === 'string'
-    ? { file: kept.file, copy: kept.copy }
+    ? { file: kept.file, copy: kept.copy, ...(typeof kept.sha256 === 'string' ? { sha256: kept.sha256 } : {}) }
     : undefined;
 }
 

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,12 +32,18 @@ describe('a run trained on --split FILE', () => {
     await runTrain({ ...training, steps: 1, split: file, quiet: true, out: run });
 
     const config = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as {
-      split: { file: string; copy: string };
+      split: { file: string; copy: string; sha256: string };
       splits: string;
       trainTasks: string[];
       testTasks: string[];
     };
-    expect(config.split).toEqual({ file, copy: join('split', 'mine.jsonl') });
+    expect(config.split).toEqual({
+      file,
+      copy: join('split', 'mine.jsonl'),
+      sha256: createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex'),
+    });
     expect(await readFile(join(run, config.split.copy), 'utf8')).toBe(await readFile(file, 'utf8'));
     // One of the 20 lines has a column with an empty name and is not loaded: 19 tasks, cut 11/4/4.
     expect([config.trainTasks.length, config.testTasks.length]).toEqual([11, 4]);
@@ -92,5 +99,22 @@ describe('a run trained on --split FILE', () => {
     await expect(runEval({ ...checkpointEval, split: 'test', out: join(dir, 'e2') })).rejects.toThrow(missing);
     const onDev = await runEval({ ...checkpointEval, split: 'dev', limit: 2, out: join(dir, 'e3') });
     expect(onDev.tasks).toBe(2);
+
+    // A file put back with other content is not taken for the run's: its tasks would be others.
+    await writeFile(file, `${lines.slice(1).join('\n')}\n`);
+    const changed = new RegExp(
+      `the file ${file} has changed since \\(its SHA-256 is not the recorded ${config.split.sha256}\\)`,
+    );
+    await expect(runRescueStudy(study)).rejects.toThrow(changed);
+    await expect(runExport({ run, all: true, context: 'h0' })).rejects.toThrow(changed);
+    // Nor is an edited copy; the file as it was is used again.
+    await mkdir(join(run, 'split'));
+    await writeFile(join(run, config.split.copy), `${lines.slice(2).join('\n')}\n`);
+    await expect(runTrain({ ...training, steps: 3, split: file, quiet: true, resume: run })).rejects.toThrow(
+      /the run's copy .*mine\.jsonl has changed since/,
+    );
+    await rm(join(run, 'split'), { recursive: true });
+    await writeFile(file, `${lines.join('\n')}\n`);
+    expect((await runRescueStudy(study)).stages[0]?.groups).toBe(11);
   });
 });
