@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment, Task, TaskSource } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
-import { loadSplitOrFile, loadTaskSplits } from './task-splits.js';
+import { loadSplitOrFile, loadTaskSplits, recordedSplit } from './task-splits.js';
 
 /** An environment that records what it was asked to load and makes ten tasks of it. */
 function recordingEnvironment(splits: string[]): { environment: Environment; asked: TaskSource[] } {
@@ -48,5 +48,17 @@ describe('--split', () => {
     const { environment, asked } = recordingEnvironment([file]);
     await loadSplitOrFile(environment, file);
     expect(asked).toEqual([{ split: file }]);
+  });
+
+  it("reads a run's recorded split: a name, or a task file recorded as typed, found from here or named as missing", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'recorded-split-'));
+    expect(recordedSplit(dir, { splits: 'dev cut 60/20/20 by a hash of the task id' })).toBe('dev');
+    expect(recordedSplit(dir, { splits: 'shipped train/dev/test splits' })).toBeUndefined();
+    const file = join(dir, 'ids.txt');
+    await writeFile(file, 'a\n');
+    expect(recordedSplit(dir, { splits: `${file} cut 60/20/20 by a hash of the task id` })).toBe(file);
+    expect(() => recordedSplit(dir, { splits: 'gone/ids.txt cut 60/20/20 by a hash of the task id' })).toThrow(
+      `${dir} was cut from the task file gone/ids.txt, recorded as it was typed (the run keeps no copy of it), and there is no such file from ${process.cwd()}`,
+    );
   });
 });

@@ -130,8 +130,18 @@ export function recordedSplit(runDir: string, config: RecordedSplit): string | u
     );
   }
   if (typeof config.splits !== 'string') return undefined;
-  return /^(.+) cut 60\/20\/20 /.exec(config.splits)?.[1];
+  const name = /^(.+) cut 60\/20\/20 /.exec(config.splits)?.[1];
+  // Runs recorded before they kept a copy name a task file as it was typed, maybe relative.
+  if (name !== undefined && looksLikePath(name) && !existsSync(name))
+    throw new ConfigError(
+      `${runDir} was cut from the task file ${name}, recorded as it was typed (the run keeps no copy of it), and there is no such file from ${process.cwd()}: run the command from the folder the run was started in`,
+      { code: 'missing-split-file' },
+    );
+  return name;
 }
+
+/** A split name with a path separator or a file extension names a file (splits are plain words). */
+const looksLikePath = (name: string): boolean => /[\\/]|\.[A-Za-z0-9]+$/.test(name);
 
 /** A run's record of the task file it was cut from and its copy, if it has one. */
 export function keptSplit(config: RecordedSplit): KeptSplit | undefined {
