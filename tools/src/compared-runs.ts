@@ -19,5 +19,7 @@ export interface ComparedGroup {
 export const rescuingMethods: ReadonlySet<string> = new Set(['harness-s', 'h0-resample']);
 
 /** A run's rescue success: undefined for a method that never rescues, or a run that triggered none. */
-export const rescueSuccessOf = (summary: TrainSummary): number | undefined =>
+export const rescueSuccessOf = (
+  summary: Pick<TrainSummary, 'method' | 'rescueTriggerRate' | 'rescueSuccessRate'>,
+): number | undefined =>
   rescuingMethods.has(summary.method) && summary.rescueTriggerRate > 0 ? summary.rescueSuccessRate : undefined;

@@ -191,6 +191,11 @@ describe('harness-s report', () => {
     expect(html).toMatch(/<td class="num best"><span class="mean">70\.0<\/span><span class="pm">± 14\.1/);
     expect(html.indexOf('Pass@3 and Avg@3 under H0')).toBeLessThan(html.indexOf('id="curves"'));
     expect(html).toContain('Sibling pools');
+    // Paired by seed: harness-s's Pass@3 and Avg@3 are 10 points above grpo's in both seeds, an
+    // interval clear of 0 (marked); their effective groups are equal (not marked).
+    expect(html).toMatch(
+      /harness-s − grpo<\/td><td class="num">2<\/td>(<td class="num best">\+10\.0 \[\+10\.0, \+10\.0\]<\/td>){2}<td class="num">\+0\.0 \[\+0\.0, \+0\.0\]<\/td>/,
+    );
     // No network: nothing is loaded from anywhere.
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//);
     expect(html).not.toMatch(/@import|url\(/);

@@ -1,3 +1,5 @@
+import type { PairedDifference } from '../paired-differences.js';
+import { pairedCellText, pairedColumns, pairedRows } from '../reproduce/paired-table.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { escapeHtml } from './html.js';
 import { methodColor, sortMethods, sortVariants, variantLabels } from './palette.js';
@@ -235,6 +237,41 @@ export function poolTable(pools: Readonly<Record<string, ReportPoolSummary>>): s
   );
 }
 
+/** The comparisons as paired differences over seeds (see `pairedRows`). */
+export function pairedTable(records: readonly ReportRecord[]): string {
+  const rows = pairedRows(records);
+  if (rows.length === 0) return '';
+  const k = records[0]?.evalUnderH0.k ?? 3;
+  const cell = (difference: PairedDifference | null, seeds: number) => {
+    if (difference === null) return '<td class="num missing"></td>';
+    // An interval clear of 0 is marked: the difference stands above the spread between seeds.
+    const clear = difference.interval !== null && (difference.interval[0] > 0 || difference.interval[1] < 0);
+    return `<td class="num${clear ? ' best' : ''}">${escapeHtml(pairedCellText(difference, seeds))}</td>`;
+  };
+  const html = unique(rows.map((row) => row.env)).flatMap((env) =>
+    withEnvironmentCell(
+      env,
+      rows
+        .filter((row) => row.env === env)
+        .map(
+          (row) =>
+            `<td class="method">${escapeHtml(row.label)}</td><td class="num">${row.seeds}</td>${row.cells.map((difference) => cell(difference, row.seeds)).join('')}`,
+        ),
+    ),
+  );
+  return table(
+    'Paired by seed',
+    'Mean difference in percentage points with its 95% t interval, over the seeds both sides ran. Marked: an interval that does not span 0, a difference beyond the spread between seeds.',
+    [
+      'Environment',
+      'Comparison',
+      'Seeds',
+      ...pairedColumns(k).map((column) => column[0]?.toUpperCase() + column.slice(1)),
+    ],
+    html,
+  );
+}
+
 /** Every table the folder has data for, main table first. */
 export function tablesSection(folder: RunFolder): string {
   const records = folder.runs.map((run) => run.record);
@@ -242,6 +279,7 @@ export function tablesSection(folder: RunFolder): string {
     mainTable(records),
     ablationTable(records),
     rank1Table(records),
+    pairedTable(records),
     rescueStudyTable(records),
     familiesTable(records),
     poolTable(folder.pools),

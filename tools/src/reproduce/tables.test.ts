@@ -74,8 +74,7 @@ describe('the router ablation table', () => {
       record(1, { k: 8, env: 'appworld' }),
       record(1, { k: 8, env: 'appworld', variant: 'rescue-4x2' }),
     ]);
-    const routers = text
-      .slice(text.indexOf('Router ablations'))
+    const routers = (text.slice(text.indexOf('Router ablations')).split('\n\n')[0] ?? '')
       .split('\n')
       .filter((line) => /^(dbbench|appworld) /.test(line))
       .map((line) => line.split(/\s{2,}/)[1]?.trim());
@@ -86,6 +85,9 @@ describe('the router ablation table', () => {
       'adaptive profiles, 8x1',
       'adaptive profiles, 4x2',
     ]);
+    // So do the paired differences.
+    expect(text).toMatch(/dbbench +4x1 − 2x2 +1 /);
+    expect(text).toMatch(/appworld +8x1 − 4x2 +1 /);
   });
 });
 
@@ -193,5 +195,53 @@ describe('the table of other harness families', () => {
         .map((cell) => cell.trim());
     expect(cells('dbbench')).toEqual(['dbbench', 'harness-s', '50.00 ± 0.00', '100.00 ± 0.00']);
     expect(cells('appworld')).toEqual(['appworld', 'harness-s', '25.00 ± 0.00', '-']);
+  });
+});
+
+describe('the paired differences', () => {
+  const rowsOf = (text: string) =>
+    text
+      .slice(text.indexOf('Paired by seed'))
+      .split('\n\n')[0]
+      ?.split('\n')
+      .filter((line) => line.startsWith('dbbench'))
+      .map((line) => line.split(/\s{2,}/).map((cell) => cell.trim())) ?? [];
+
+  it('pairs runs by seed, with a 95% t interval, and leaves out runs without the value', () => {
+    const text = formatReproduceTables([
+      // harness-s Avg@3 - h0-resample's: seed 1 +0.2, seed 2 +0.1, seed 3 +0.3: mean +20 points,
+      // sd 10, t(2) 4.303: +20 +- 24.8. Seed 4 has no h0-resample run, so no pair.
+      record(1, { evalUnderH0: rates(0.5, 0.6) }),
+      record(2, { evalUnderH0: rates(0.5, 0.5) }),
+      record(3, { evalUnderH0: rates(0.5, 0.7) }),
+      record(4, { evalUnderH0: rates(0.5, 0.9) }),
+      record(1, { method: 'h0-resample', evalUnderH0: rates(0.5, 0.4) }),
+      record(2, { method: 'h0-resample', evalUnderH0: rates(0.5, 0.4) }),
+      // Seed 3's h0-resample run triggered no rescue: its rescue success is left out (2 pairs).
+      record(3, { method: 'h0-resample', evalUnderH0: rates(0.5, 0.4), rescueTriggerRate: 0 }),
+    ]);
+    expect(rowsOf(text)).toEqual([
+      [
+        'dbbench',
+        'harness-s − h0-resample',
+        '3',
+        '+0.0 [+0.0, +0.0]',
+        '+20.0 [-4.8, +44.8]',
+        '+0.0 [+0.0, +0.0]',
+        '+0.0 [+0.0, +0.0] (2 pairs)',
+      ],
+    ]);
+  });
+
+  it("gives Rank-1 against H0 on the same run's test attempts, and nothing without two runs to compare", () => {
+    expect(formatReproduceTables([record(1)])).not.toContain('Paired by seed');
+    const text = formatReproduceTables([
+      record(1, { rank1: rates(1, 0.9), rank1H0: rates(0.75, 0.6) }),
+      record(2, { rank1: rates(1, 0.7), rank1H0: rates(0.25, 0.2) }),
+    ]);
+    // Pass@3: +25 and +75 points; Avg@3: +30 and +50.
+    expect(rowsOf(text)).toEqual([
+      ['dbbench', 'Rank-1 − H0, after training', '2', '+50.0 [-267.6, +367.6]', '+40.0 [-87.1, +167.1]'],
+    ]);
   });
 });

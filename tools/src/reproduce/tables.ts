@@ -1,6 +1,7 @@
 import { renderTable } from '../format.js';
 import { rescueSuccessRates } from '../report/stats.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
+import { formatPairedDifferences } from './paired-table.js';
 import { mean, type ResultRecord, spread } from './results.js';
 import { ablations, breadthAblationShape, reproduceMethods } from './settings.js';
 
@@ -99,6 +100,9 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
       )}`,
     );
   }
+
+  const paired = formatPairedDifferences(records, k);
+  if (paired) sections.push(paired);
 
   const studies = poolRescueStudies(main);
   if (studies.length) {
