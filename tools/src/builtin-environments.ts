@@ -2,7 +2,7 @@ import { ConfigError, type Environment } from '@harness-s/core';
 import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
 import { cleanupDbbench, createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
 import { cleanupSwegym, createSwegymEnvironment, type SandboxKind, sandboxFor } from '@harness-s/env-swegym';
-import type { EnvironmentEntry } from './environments.js';
+import type { EnvironmentEntry } from './environment-entry.js';
 
 const dbbench: EnvironmentEntry = {
   name: 'dbbench',

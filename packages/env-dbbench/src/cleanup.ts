@@ -1,14 +1,9 @@
+import type { CleanupReport } from './cleanup-report.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { cleanupMysql } from './mysql-cleanup.js';
 import { cleanupPostgres } from './postgres-cleanup.js';
 
-/** What `cleanupDbbench` did. */
-export interface CleanupReport {
-  /** Runs whose process was gone, and the objects of each that were removed. */
-  removed: Array<{ runId: string; objects: string[] }>;
-  /** Runs that still have a connection open: left alone. */
-  active: string[];
-}
+export type { CleanupReport } from './cleanup-report.js';
 
 /**
  * Removes what killed runs left on a server (`harness-s cleanup --env dbbench --db URL`): every

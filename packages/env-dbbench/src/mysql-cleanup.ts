@@ -5,7 +5,7 @@
  * whose name does not start with `hs_dbbench_` followed by a run id.
  */
 import type mysql from 'mysql2';
-import type { CleanupReport } from './cleanup.js';
+import type { CleanupReport } from './cleanup-report.js';
 import { closeMysql, connectMysql, runMysql } from './mysql-client.js';
 import { namePattern, runIdOf, runObjectName } from './naming.js';
 import { quoteMysql } from './table-ddl.js';

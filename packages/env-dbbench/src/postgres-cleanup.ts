@@ -5,7 +5,7 @@
  * name does not start with `hs_dbbench_` followed by a run id.
  */
 import type pg from 'pg';
-import type { CleanupReport } from './cleanup.js';
+import type { CleanupReport } from './cleanup-report.js';
 import { namePattern, runIdOf } from './naming.js';
 import { connectPostgres } from './postgres-client.js';
 import { quotePostgres } from './table-ddl.js';

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { Person } from './generate.js';
 import type { ContactGraph } from './generate-messages.js';
+import type { Person } from './person.js';
 import { type Draw, daysBefore, worldNow } from './random-helpers.js';
 import { insertRow } from './rows.js';
 import {

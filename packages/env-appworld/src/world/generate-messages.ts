@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { Person } from './generate.js';
+import type { Person } from './person.js';
 import { type Draw, daysBefore, worldNow } from './random-helpers.js';
 import { insertRow } from './rows.js';
 import {

@@ -1,6 +1,7 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { generateMusic, generateShop, generateWallet } from './generate-content.js';
 import { generateFiles, generateMail, generateNotes, generatePhone } from './generate-messages.js';
+import type { Person } from './person.js';
 import { Draw, daysBefore, passwordHash, worldNow } from './random-helpers.js';
 import { insertRow } from './rows.js';
 import { worldSchema } from './schema.js';
@@ -12,15 +13,6 @@ export type AccountApp = (typeof accountApps)[number];
 
 /** How many people the world holds. */
 export const peopleCount = 36;
-
-/** A person as the generator made them. */
-export interface Person {
-  id: number;
-  firstName: string;
-  lastName: string;
-  email: string;
-  phoneNumber: string;
-}
 
 const cardNames = ['Everyday Visa', 'Travel Rewards', 'Cashback Plus', 'Grocery Card'] as const;
 

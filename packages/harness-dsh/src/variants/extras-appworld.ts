@@ -1,7 +1,7 @@
 import type { Action, Trajectory } from '@harness-s/core';
 import { codeBlockLanguage } from '../codecs/code-block.js';
 import { toolCallsLanguage } from '../codecs/tool-calls.js';
-import type { EnvironmentExtras, FailureSignal, ToolTransform } from './extras.js';
+import type { EnvironmentExtras, FailureSignal, ToolTransform } from './extras-types.js';
 
 const code = (action: Action): string | null =>
   action.tool === 'execute' && typeof action.arguments['code'] === 'string' ? action.arguments['code'] : null;

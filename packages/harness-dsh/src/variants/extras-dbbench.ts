@@ -1,5 +1,5 @@
 import type { Action, Task, Trajectory } from '@harness-s/core';
-import type { EnvironmentExtras, FailureSignal, ToolTransform } from './extras.js';
+import type { EnvironmentExtras, FailureSignal, ToolTransform } from './extras-types.js';
 
 const writeStatement = /^\s*(insert|update|delete|replace|create|alter|drop|truncate)\b/i;
 /** A table name as the statement writes it: quoted ("..." or `...`) or bare. */

@@ -1,5 +1,5 @@
 import type { Action, Trajectory } from '@harness-s/core';
-import type { EnvironmentExtras, FailureSignal } from './extras.js';
+import type { EnvironmentExtras, FailureSignal } from './extras-types.js';
 
 const command = (action: Action): string | null =>
   action.tool === 'bash' && typeof action.arguments['command'] === 'string' ? action.arguments['command'] : null;
