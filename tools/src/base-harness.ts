@@ -40,10 +40,14 @@ export function checkCodeLanguage(harness: Harness, tasks: readonly Task[], flag
   const other = tasks.find((task) => languageOf(task) !== undefined && languageOf(task) !== language);
   const wanted = other && languageOf(other);
   if (!other || !wanted) return;
-  const fitting = builtInHarnesses(harness.spec.env).filter((name) => {
-    const spec = builtInHarnessSpec(harness.spec.env, name);
-    return spec !== undefined && environmentExtras(spec.env).codeLanguage?.(spec) === wanted;
-  });
+  // The harnesses in the tasks' language, those of the refused one's family first.
+  const fitting = builtInHarnesses(harness.spec.env)
+    .flatMap((name) => {
+      const spec = builtInHarnessSpec(harness.spec.env, name);
+      return spec && environmentExtras(spec.env).codeLanguage?.(spec) === wanted ? [spec] : [];
+    })
+    .sort((a, b) => Number(a.family !== harness.spec.family) - Number(b.family !== harness.spec.family))
+    .map((spec) => spec.id);
   throw new ConfigError(
     `task ${other.id} is written in ${wanted} code, but harness ${harness.spec.id} writes ${language}` +
       (fitting.length

@@ -25,7 +25,14 @@ function withTransform(base: ReturnType<typeof appworldH0>, kind: string, skill:
 
 describe('H0 for AppWorld in Python (the real server)', () => {
   it('is a built-in harness whose prompt, example and rules are written for Python', async () => {
-    expect(builtInHarnesses('appworld')).toEqual(['h0', 'h0-tools', 'h0-python', 'h0-python-tools', 'minimal']);
+    expect(builtInHarnesses('appworld')).toEqual([
+      'h0',
+      'h0-tools',
+      'h0-python',
+      'h0-python-tools',
+      'minimal',
+      'minimal-python',
+    ]);
     const harness = await resolveHarness('appworld', 'h0-python');
     expect(harness.spec).toMatchObject({
       id: 'h0-python',
@@ -42,6 +49,25 @@ describe('H0 for AppWorld in Python (the real server)', () => {
     // Nothing of the JavaScript prompt is left in it.
     for (const javascript of ['JavaScript', '```js', '({', 'var ', '//']) expect(prompt).not.toContain(javascript);
     expect(user?.content).toBe(task.instruction);
+  });
+
+  it('has a minimal family in Python, outside H0 lineage, whose prompt and codec are Python', async () => {
+    const harness = await resolveHarness('appworld', 'minimal-python');
+    expect(harness.spec).toMatchObject({
+      id: 'minimal-python',
+      family: 'minimal',
+      parent: null,
+      codec: { kind: 'code-block', options: { language: 'python' } },
+      context: { keepLastObservations: 8 },
+    });
+    const prompt = harness.start(task, [])[0]?.content ?? '';
+    expect(prompt).toContain('writing Python code');
+    expect(prompt).toContain('```python');
+    for (const javascript of ['JavaScript', '```js', '({']) expect(prompt).not.toContain(javascript);
+    expect(appworldExtras.codeLanguage?.(harness.spec)).toBe('python');
+    const action: Action = { tool: 'execute', arguments: { code: 'print(apis.api_docs.show_app_descriptions())' } };
+    expect(harness.codec.encode([action]).content).toContain('```python\n');
+    expect(harness.codec.decode(harness.codec.encode([action]), [])).toMatchObject({ ok: true, actions: [{ action }] });
   });
 
   it('has a tool-calls H0 in Python too, whose code language its codec options name', async () => {

@@ -52,7 +52,14 @@ describe('H0 for AppWorld', () => {
     expect(system?.content).toContain('apis.api_docs.show_api_doc');
     expect(system?.content).toContain('one small code block per reply');
     expect(user?.content).toBe(task.instruction);
-    expect(builtInHarnesses('appworld')).toEqual(['h0', 'h0-tools', 'h0-python', 'h0-python-tools', 'minimal']);
+    expect(builtInHarnesses('appworld')).toEqual([
+      'h0',
+      'h0-tools',
+      'h0-python',
+      'h0-python-tools',
+      'minimal',
+      'minimal-python',
+    ]);
     expect((await resolveHarness('appworld', 'h0-tools')).codec.kind).toBe('tool-calls');
   });
 });

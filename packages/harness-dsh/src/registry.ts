@@ -25,7 +25,8 @@ const builtIns: Record<string, Record<string, () => HarnessSpec>> = {
     'h0-tools': () => appworldH0('tool-calls'),
     'h0-python': () => appworldH0('code-block', 'python'),
     'h0-python-tools': () => appworldH0('tool-calls', 'python'),
-    minimal: appworldMinimal,
+    minimal: () => appworldMinimal(),
+    'minimal-python': () => appworldMinimal('python'),
   },
 };
 

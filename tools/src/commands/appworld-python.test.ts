@@ -58,6 +58,14 @@ describe("AppWorld's own server, in Python", () => {
       standIn.code.slice(sent).every((block) => /^apis\.supervisor\.complete_task\(answer=[34]\)$/.test(block)),
     ).toBe(true);
     expect(chat.prompts.at(-1)).toContain('using a Python REPL');
+    // The minimal family in Python evaluates them too; its JavaScript one is refused the same way.
+    await expect(runEval({ ...flags, harness: 'minimal', out: join(dir, 'minimal-js') })).rejects.toThrow(
+      /harness minimal writes javascript: use --harness minimal-python, h0-python or h0-python-tools$/,
+    );
+    const minimal = await runEval({ ...flags, harness: 'minimal-python', out: join(dir, 'minimal') });
+    expect(minimal.tasks).toBe(2);
+    expect(standIn.code.slice(sent + 6)).toHaveLength(6);
+    expect(chat.prompts.at(-1)).toContain('writing Python code');
   });
 
   it('runs h0-python-tools: Python through the execute tool, which the model is told runs Python', async () => {

@@ -6,7 +6,7 @@ import type { ProfileSet } from '@harness-s/router';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from '../environments.js';
 import { loadTaskSplits } from '../task-splits.js';
-import { type EnvironmentResources, type ReproduceJob, runJob } from './jobs.js';
+import { type EnvironmentResources, familiesOf, type ReproduceJob, runJob } from './jobs.js';
 import { budgetFor } from './settings.js';
 
 const environment = createEnvironment('dbbench');
@@ -81,4 +81,13 @@ describe('a reproduction job, continued', () => {
     const continued = await runJob(interrupted, resources);
     expect(timeless(continued)).toEqual(timeless(whole));
   }, 60_000);
+});
+
+describe('the harness families a trained policy is evaluated under', () => {
+  it("are the environment's other built-in families in H0's code language", async () => {
+    expect(familiesOf(await resolveHarness('dbbench', 'h0'))).toEqual(['minimal', 'codeact']);
+    expect(familiesOf(await resolveHarness('appworld', 'h0'))).toEqual(['minimal']);
+    expect(familiesOf(await resolveHarness('appworld', 'h0-python'))).toEqual(['minimal-python']);
+    expect(familiesOf(await resolveHarness('swegym', 'h0'))).toEqual(['codeact']);
+  });
 });

@@ -1,7 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Environment, type Harness, readJson, type Task, writeJsonAtomic } from '@harness-s/core';
-import { builtInHarnesses, resolveHarness } from '@harness-s/harness-dsh';
+import {
+  type Environment,
+  type Harness,
+  type HarnessSpec,
+  readJson,
+  type Task,
+  writeJsonAtomic,
+} from '@harness-s/core';
+import { builtInHarnesses, builtInHarnessSpec, environmentExtras, resolveHarness } from '@harness-s/harness-dsh';
 import type { SimulatedPolicyConfig } from '@harness-s/policy';
 import {
   AdaptiveRouter,
@@ -63,8 +70,19 @@ export interface EnvironmentResources {
   initialProfiles: ProfileSet;
 }
 
-/** Harness families other than H0 that an environment ships, for cross-harness evaluation. */
-const familiesOf = (env: string): string[] => builtInHarnesses(env).filter((name) => !name.startsWith('h0'));
+/**
+ * Harness families other than H0 that an environment ships, for cross-harness evaluation: those
+ * written in H0's code language (AppWorld's `minimal-python` is for the real server, not the
+ * embedded world the reproduction runs on).
+ */
+export function familiesOf(h0: Harness): string[] {
+  const { env } = h0.spec;
+  const languageOf = (spec: HarnessSpec) => environmentExtras(env).codeLanguage?.(spec);
+  return builtInHarnesses(env).filter((name) => {
+    const spec = builtInHarnessSpec(env, name);
+    return !name.startsWith('h0') && spec !== undefined && languageOf(spec) === languageOf(h0.spec);
+  });
+}
 
 /** Opens the environment and reads the pool and initial profiles that its preparation wrote. */
 export async function openEnvironmentResources(
@@ -157,8 +175,7 @@ export async function runJob(
   const evaluateTrained = (harness: Harness, harnessFor?: (task: Task) => Harness) =>
     evaluateOn({ environment, tasks: splits.test, harness, policy, budget, seed, concurrency, harnessFor, signal });
   const families: NonNullable<ResultRecord['families']> = {};
-  for (const family of familiesOf(job.env))
-    families[family] = await evaluateTrained(await resolveHarness(job.env, family));
+  for (const family of familiesOf(h0)) families[family] = await evaluateTrained(await resolveHarness(job.env, family));
   if (Object.keys(families).length) record.families = families;
 
   if (job.method === 'harness-s') {
