@@ -1,5 +1,5 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { installChangeLog } from '../evaluation/change-log.js';
+import { changedTables, changeLogTable, installChangeLog } from '../evaluation/change-log.js';
 import { type StateSnapshot, snapshotState } from '../evaluation/state-diff.js';
 import { allScenarios } from '../tasks/index.js';
 import type { AppWorldTask, EmbeddedTask, Supervisor } from '../tasks/types.js';
@@ -36,6 +36,7 @@ export class EmbeddedWorld {
   private readonly byId: Map<string, EmbeddedTask>;
   private readonly states = new Map<string, InitialState>();
   private readonly baseBuffer: Buffer;
+  private base: StateSnapshot | undefined;
 
   private constructor(readonly seed: number) {
     const base = generateWorld(seed);
@@ -97,9 +98,13 @@ export class EmbeddedWorld {
       this.states.set(taskId, cached);
       return cached;
     }
-    const db = this.rebuildState(taskId);
+    const { db, touched } = this.buildState(taskId);
     try {
-      const state = { buffer: db.serialize(), snapshot: snapshotState(db) };
+      // The base world's record hashes, but for the tables the task's setup wrote: hashing a whole
+      // world costs tens of milliseconds, a task's few tables one or two.
+      const snapshot: StateSnapshot = new Map(this.baseSnapshot());
+      for (const [name, table] of snapshotState(db, touched)) snapshot.set(name, table);
+      const state = { buffer: db.serialize(), snapshot };
       this.states.set(taskId, state);
       if (this.states.size > cachedStates) {
         const oldest = this.states.keys().next().value;
@@ -111,15 +116,38 @@ export class EmbeddedWorld {
     }
   }
 
+  /** The base world's record hashes, computed once. */
+  private baseSnapshot(): StateSnapshot {
+    if (!this.base) {
+      const db = new BetterSqlite3(this.baseBuffer);
+      try {
+        this.base = snapshotState(db);
+      } finally {
+        db.close();
+      }
+    }
+    return this.base;
+  }
+
   /** The task's initial state built from the base world: its changes replayed, the change log installed. */
   rebuildState(taskId: string): Database {
+    return this.buildState(taskId).db;
+  }
+
+  /**
+   * The task's initial state, and the tables its setup wrote: the change log is installed first,
+   * so it records them, then emptied, so an episode's log starts empty.
+   */
+  private buildState(taskId: string): { db: Database; touched: string[] } {
     const embedded = this.byId.get(taskId);
     if (!embedded) throw new RangeError(`no embedded task ${taskId}`);
     const db = new BetterSqlite3(this.baseBuffer);
     try {
-      if (embedded.spec.setup) db.transaction(() => embedded.spec.setup?.(db))();
       installChangeLog(db);
-      return db;
+      if (embedded.spec.setup) db.transaction(() => embedded.spec.setup?.(db))();
+      const touched = changedTables(db);
+      db.exec(`DELETE FROM ${changeLogTable}`);
+      return { db, touched };
     } catch (error) {
       db.close();
       throw error;
