@@ -21,7 +21,7 @@ export interface EnvironmentBudget {
 
 /**
  * Budgets of the default run and of `--quick`. Sized for a 2-core machine with one training run
- * per core: the default (DBBench and AppWorld) finishes within 10 minutes, `--quick` within 2.
+ * per core: the default (DBBench and AppWorld) finishes within 5 minutes, `--quick` within 2.
  * Re-anchoring profiles the whole pool on the validation tasks, as much work as a training run,
  * so the default re-anchors once, halfway. Slower environments (real test suites in sandboxes)
  * get smaller groups and fewer steps.
