@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ComparedGroup } from './compared-runs.js';
 import {
   againstBaseline,
+  clearOfZero,
   differencesTable,
   pairedDifference,
   pairedDifferenceText,
@@ -91,5 +92,17 @@ describe('paired differences', () => {
     expect(result?.differences['passAtK']?.pairs).toBe(3);
     const { rows } = differencesTable(result ? [result] : [], ['router'], '3');
     expect(rows[0]?.at(-1)).toBe('+15.0 [-48.5, +78.5] (2 pairs)');
+  });
+});
+
+describe('a paired difference as shown', () => {
+  it('reads float noise as +0.0, and calls a difference clear of 0 only as its rounded interval shows', () => {
+    const noise = pairedDifference([-5.5e-17, -5.5e-17]);
+    expect(pairedDifferenceText(noise)).toBe('+0.0 [+0.0, +0.0]');
+    expect(clearOfZero(noise)).toBe(0);
+    expect(clearOfZero(pairedDifference([0.1, 0.1]))).toBe(1);
+    expect(clearOfZero(pairedDifference([-0.1, -0.2, -0.15]))).toBe(-1);
+    expect(clearOfZero(pairedDifference([-0.1, 0.2]))).toBe(0);
+    expect(clearOfZero(pairedDifference([0.3]))).toBe(0);
   });
 });

@@ -25,7 +25,11 @@ export function pairedDifference(differences: readonly number[]): PairedDifferen
 
 /** `+8.3 [-2.1, +18.7]` in percentage points; the interval left out for a single pair. */
 export function pairedDifferenceText(difference: PairedDifference): string {
-  const signed = (value: number) => `${value >= 0 ? '+' : ''}${percentText(value)}`;
+  // Rounded first: a difference of float noise (-1e-17) reads +0.0, not -0.0.
+  const signed = (value: number) => {
+    const shown = Number(percentText(value)) || 0;
+    return `${shown >= 0 ? '+' : ''}${shown.toFixed(1)}`;
+  };
   if (difference.pairs === 0) return '-';
   const { interval } = difference;
   return interval
@@ -130,4 +134,14 @@ export function differencesTable(
       }),
     ]),
   };
+}
+
+/**
+ * Whether a difference stands clear of 0 as shown (its interval, rounded to a tenth of a point,
+ * excludes 0): 1 above, -1 below, 0 within the spread between seeds or with a single pair.
+ */
+export function clearOfZero(difference: PairedDifference): -1 | 0 | 1 {
+  if (!difference.interval) return 0;
+  const [low, high] = difference.interval.map((value) => Number(percentText(value)) || 0) as [number, number];
+  return low > 0 ? 1 : high < 0 ? -1 : 0;
 }

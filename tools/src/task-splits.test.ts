@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment, Task, TaskSource } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
-import { loadSplitOrFile, loadTaskSplits, recordedSplit } from './task-splits.js';
+import { keepSplitFile, loadSplitOrFile, loadTaskSplits, recordedSplit } from './task-splits.js';
 
 /** An environment that records what it was asked to load and makes ten tasks of it. */
 function recordingEnvironment(splits: string[]): { environment: Environment; asked: TaskSource[] } {
@@ -52,13 +52,33 @@ describe('--split', () => {
 
   it("reads a run's recorded split: a name, or a task file recorded as typed, found from here or named as missing", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'recorded-split-'));
-    expect(recordedSplit(dir, { splits: 'dev cut 60/20/20 by a hash of the task id' })).toBe('dev');
+    const cut = (name: string) => ({ splits: `${name} cut 60/20/20 by a hash of the task id` });
+    expect(recordedSplit(dir, cut('dev'))).toBe('dev');
+    // A plug-in's split names may have dots and slashes: they are not taken for files.
+    expect(recordedSplit(dir, cut('v1.5'))).toBe('v1.5');
+    expect(recordedSplit(dir, cut('lite/dev'))).toBe('lite/dev');
     expect(recordedSplit(dir, { splits: 'shipped train/dev/test splits' })).toBeUndefined();
     const file = join(dir, 'ids.txt');
     await writeFile(file, 'a\n');
-    expect(recordedSplit(dir, { splits: `${file} cut 60/20/20 by a hash of the task id` })).toBe(file);
-    expect(() => recordedSplit(dir, { splits: 'gone/ids.txt cut 60/20/20 by a hash of the task id' })).toThrow(
+    expect(recordedSplit(dir, cut(file))).toBe(file);
+    expect(() => recordedSplit(dir, cut('gone/ids.txt'))).toThrow(
       `${dir} was cut from the task file gone/ids.txt, recorded as it was typed (the run keeps no copy of it), and there is no such file from ${process.cwd()}`,
     );
+    expect(() => recordedSplit(dir, cut(join(dir, 'gone.jsonl')))).toThrow(
+      `${dir} was cut from the task file ${join(dir, 'gone.jsonl')}, which is not there any more`,
+    );
+  });
+
+  it("takes a run's task file back after a line-ending conversion, and nothing else changed", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kept-split-'));
+    const file = join(dir, 'ids.txt');
+    await writeFile(file, 'a_1\nb_2\n');
+    const kept = await keepSplitFile(join(dir, 'run'), { file });
+    if (!kept) throw new Error('no record');
+    await rm(join(dir, 'run', kept.copy));
+    await writeFile(file, 'a_1\r\nb_2\r\n');
+    expect(recordedSplit(join(dir, 'run'), { split: kept })).toBe(file);
+    await writeFile(file, 'a_1\r\nb_3\r\n');
+    expect(() => recordedSplit(join(dir, 'run'), { split: kept })).toThrow(/has changed since/);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { ConfigError, type Environment, splitTasks, type Task, type TaskSet } from '@harness-s/core';
 
 /** Train, validation and test tasks for training and evolution. */
@@ -91,11 +91,13 @@ export interface KeptSplit {
   file: string;
   /** The run's copy, relative to the run's folder. */
   copy: string;
-  /** Of the file's content when the run started; absent in runs recorded before it was kept. */
+  /** Of the file's content (line endings as LF) when the run started; absent in runs recorded before it was kept. */
   sha256?: string;
 }
 
-const sha256Of = (content: Buffer): string => createHash('sha256').update(content).digest('hex');
+/** Of the content with its line endings as LF, so a file that only went through CRLF conversion is the same. */
+const sha256Of = (content: Buffer): string =>
+  createHash('sha256').update(content.toString('utf8').replace(/\r\n/g, '\n')).digest('hex');
 
 /** What a run's `config.json` says of its `--split` (see `keepSplitFile` and `recordedSplit`). */
 export interface RecordedSplit {
@@ -132,16 +134,18 @@ export function recordedSplit(runDir: string, config: RecordedSplit): string | u
   if (typeof config.splits !== 'string') return undefined;
   const name = /^(.+) cut 60\/20\/20 /.exec(config.splits)?.[1];
   // Runs recorded before they kept a copy name a task file as it was typed, maybe relative.
-  if (name !== undefined && looksLikePath(name) && !existsSync(name))
+  if (name !== undefined && looksLikeTaskFile(name) && !existsSync(name))
     throw new ConfigError(
-      `${runDir} was cut from the task file ${name}, recorded as it was typed (the run keeps no copy of it), and there is no such file from ${process.cwd()}: run the command from the folder the run was started in`,
+      isAbsolute(name)
+        ? `${runDir} was cut from the task file ${name}, which is not there any more (the run keeps no copy of it)`
+        : `${runDir} was cut from the task file ${name}, recorded as it was typed (the run keeps no copy of it), and there is no such file from ${process.cwd()}: run the command from the folder the run was started in`,
       { code: 'missing-split-file' },
     );
   return name;
 }
 
-/** A split name with a path separator or a file extension names a file (splits are plain words). */
-const looksLikePath = (name: string): boolean => /[\\/]|\.[A-Za-z0-9]+$/.test(name);
+/** A name ending as a task file does (`ids.txt`, `tasks.jsonl`) names one, not a split. */
+const looksLikeTaskFile = (name: string): boolean => /\.(jsonl|json|txt|csv|tsv)$/i.test(name);
 
 /** A run's record of the task file it was cut from and its copy, if it has one. */
 export function keptSplit(config: RecordedSplit): KeptSplit | undefined {

@@ -194,7 +194,7 @@ describe('harness-s report', () => {
     // Paired by seed: harness-s's Pass@3 and Avg@3 are 10 points above grpo's in both seeds, an
     // interval clear of 0 (marked); their effective groups are equal (not marked).
     expect(html).toMatch(
-      /harness-s − grpo<\/td><td class="num">2<\/td>(<td class="num best">\+10\.0 \[\+10\.0, \+10\.0\]<\/td>){2}<td class="num">\+0\.0 \[\+0\.0, \+0\.0\]<\/td>/,
+      /harness-s − grpo<\/td><td class="num">2<\/td>(<td class="num clear-up">\+10\.0 \[\+10\.0, \+10\.0\]<\/td>){2}<td class="num">\+0\.0 \[\+0\.0, \+0\.0\]<\/td>/,
     );
     // No network: nothing is loaded from anywhere.
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//);

@@ -37,6 +37,8 @@ td.method { font-weight:500; }
 td.method.before { color:var(--muted); font-style:italic; font-weight:400; }
 td.missing { color:var(--faint); }
 td.best { background:#ddf4ff; font-weight:650; }
+td.clear-up { background:#ddf4ff; }
+td.clear-down { background:#fff1d6; }
 .pm { color:var(--faint); font-size:12px; margin-left:5px; font-weight:400; }
 .dot { display:inline-block; width:9px; height:9px; border-radius:50%; background:var(--dot); margin-right:7px; vertical-align:1px; }
 .env-heading { font-size:16px; margin:18px 0 10px; }

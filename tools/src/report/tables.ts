@@ -1,4 +1,4 @@
-import type { PairedDifference } from '../paired-differences.js';
+import { clearOfZero, type PairedDifference } from '../paired-differences.js';
 import { pairedCellText, pairedColumns, pairedRows } from '../reproduce/paired-table.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { escapeHtml } from './html.js';
@@ -244,9 +244,9 @@ export function pairedTable(records: readonly ReportRecord[]): string {
   const k = records[0]?.evalUnderH0.k ?? 3;
   const cell = (difference: PairedDifference | null, seeds: number) => {
     if (difference === null) return '<td class="num missing"></td>';
-    // An interval clear of 0 is marked: the difference stands above the spread between seeds.
-    const clear = difference.interval !== null && (difference.interval[0] > 0 || difference.interval[1] < 0);
-    return `<td class="num${clear ? ' best' : ''}">${escapeHtml(pairedCellText(difference, seeds))}</td>`;
+    // An interval clear of 0 is marked, above or below: the difference stands beyond the spread between seeds.
+    const clear = { 1: ' clear-up', 0: '', [-1]: ' clear-down' }[clearOfZero(difference)];
+    return `<td class="num${clear}">${escapeHtml(pairedCellText(difference, seeds))}</td>`;
   };
   const html = unique(rows.map((row) => row.env)).flatMap((env) =>
     withEnvironmentCell(
@@ -261,7 +261,7 @@ export function pairedTable(records: readonly ReportRecord[]): string {
   );
   return table(
     'Paired by seed',
-    'Mean difference in percentage points with its 95% t interval, over the seeds both sides ran. Marked: an interval that does not span 0, a difference beyond the spread between seeds.',
+    'Mean difference in percentage points with its 95% t interval, over the seeds both sides ran. Marked blue above 0, amber below: an interval that does not span 0, a difference beyond the spread between seeds.',
     [
       'Environment',
       'Comparison',
