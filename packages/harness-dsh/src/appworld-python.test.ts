@@ -25,14 +25,9 @@ function withTransform(base: ReturnType<typeof appworldH0>, kind: string, skill:
 
 describe('H0 for AppWorld in Python (the real server)', () => {
   it('is a built-in harness whose prompt, example and rules are written for Python', async () => {
-    expect(builtInHarnesses('appworld')).toEqual([
-      'h0',
-      'h0-tools',
-      'h0-python',
-      'h0-python-tools',
-      'minimal',
-      'minimal-python',
-    ]);
+    expect(builtInHarnesses('appworld')).toEqual(
+      expect.arrayContaining(['h0-python', 'h0-python-tools', 'minimal-python']),
+    );
     const harness = await resolveHarness('appworld', 'h0-python');
     expect(harness.spec).toMatchObject({
       id: 'h0-python',
