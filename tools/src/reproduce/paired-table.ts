@@ -123,8 +123,8 @@ export interface PairedRow {
 export const pairedColumns = (k: number) => [`Pass@${k}`, `Avg@${k}`, 'effective groups', 'rescue success'];
 
 /**
- * The reproduction's comparisons (each method against the one below it, the router ablations,
- * Rank-1 against H0) as paired differences over seeds, with their 95% t intervals: how far each
+ * The reproduction's comparisons (harness-s against grpo and h0-resample, h0-resample and mixture
+ * against grpo, the router ablations, Rank-1 against H0) as paired differences over seeds, with their 95% t intervals: how far each
  * ordering the tables show stands above the spread between seeds. A comparison without a pair in
  * an environment is left out.
  */
