@@ -1,4 +1,4 @@
-import { ConfigError, type Harness, type Task } from '@harness-s/core';
+import { ConfigError, type Harness, type HarnessSpec, type Task } from '@harness-s/core';
 import { builtInHarnesses, builtInHarnessSpec, environmentExtras, resolveHarness } from '@harness-s/harness-dsh';
 
 /**
@@ -26,12 +26,24 @@ export async function resolveBase(env: string, base: string | undefined, pool: r
   return resolveHarness(env, name);
 }
 
+/** The code language a harness writes (undefined for environments whose actions are not code). */
+export const codeLanguageOf = (spec: HarnessSpec): string | undefined =>
+  environmentExtras(spec.env).codeLanguage?.(spec);
+
+/** An environment's built-in harness specs that write `language` (all of them where actions are not code). */
+export function builtInSpecsIn(env: string, language: string | undefined): HarnessSpec[] {
+  return builtInHarnesses(env).flatMap((name) => {
+    const spec = builtInHarnessSpec(env, name);
+    return spec && codeLanguageOf(spec) === language ? [spec] : [];
+  });
+}
+
 /**
  * Refuses a harness whose code is in another language than the tasks' (AppWorld: the embedded
  * world runs JavaScript, the real server Python), naming the harness to use instead.
  */
 export function checkCodeLanguage(harness: Harness, tasks: readonly Task[], flag: string): void {
-  const language = environmentExtras(harness.spec.env).codeLanguage?.(harness.spec);
+  const language = codeLanguageOf(harness.spec);
   if (language === undefined) return;
   const languageOf = (task: Task) => {
     const taskLanguage = (task as Task & { codeLanguage?: unknown }).codeLanguage;
@@ -41,11 +53,7 @@ export function checkCodeLanguage(harness: Harness, tasks: readonly Task[], flag
   const wanted = other && languageOf(other);
   if (!other || !wanted) return;
   // The harnesses in the tasks' language, those of the refused one's family first.
-  const fitting = builtInHarnesses(harness.spec.env)
-    .flatMap((name) => {
-      const spec = builtInHarnessSpec(harness.spec.env, name);
-      return spec && environmentExtras(spec.env).codeLanguage?.(spec) === wanted ? [spec] : [];
-    })
+  const fitting = builtInSpecsIn(harness.spec.env, wanted)
     .sort((a, b) => Number(a.family !== harness.spec.family) - Number(b.family !== harness.spec.family))
     .map((spec) => spec.id);
   throw new ConfigError(

@@ -23,11 +23,13 @@ export function pairedDifference(differences: readonly number[]): PairedDifferen
   return { pairs, mean: center, interval: [center - half, center + half] };
 }
 
+/** A fraction in percentage points as shown, to a tenth: float noise (-1e-17) is 0, not -0. */
+const shownPoints = (value: number): number => Number(percentText(value)) || 0;
+
 /** `+8.3 [-2.1, +18.7]` in percentage points; the interval left out for a single pair. */
 export function pairedDifferenceText(difference: PairedDifference): string {
-  // Rounded first: a difference of float noise (-1e-17) reads +0.0, not -0.0.
   const signed = (value: number) => {
-    const shown = Number(percentText(value)) || 0;
+    const shown = shownPoints(value);
     return `${shown >= 0 ? '+' : ''}${shown.toFixed(1)}`;
   };
   if (difference.pairs === 0) return '-';
@@ -35,6 +37,12 @@ export function pairedDifferenceText(difference: PairedDifference): string {
   return interval
     ? `${signed(difference.mean)} [${signed(interval[0])}, ${signed(interval[1])}]`
     : signed(difference.mean);
+}
+
+/** `pairedDifferenceText`, and how many pairs it has when fewer than the `seeds` of its row. */
+export function pairedDifferenceCell(difference: PairedDifference, seeds: number): string {
+  const text = pairedDifferenceText(difference);
+  return difference.pairs > 0 && difference.pairs < seeds ? `${text} (${difference.pairs} pairs)` : text;
 }
 
 /**
@@ -127,10 +135,7 @@ export function differencesTable(
       // A measure some pairs lack (rescue success of a run that never rescued) says how many it has.
       ...measures.map(([name]) => {
         const difference = differences[name];
-        if (!difference) return '-';
-        const seeds = differences['passAtK']?.pairs ?? 0;
-        const text = pairedDifferenceText(difference);
-        return difference.pairs > 0 && difference.pairs < seeds ? `${text} (${difference.pairs} pairs)` : text;
+        return difference ? pairedDifferenceCell(difference, differences['passAtK']?.pairs ?? 0) : '-';
       }),
     ]),
   };
@@ -142,6 +147,6 @@ export function differencesTable(
  */
 export function clearOfZero(difference: PairedDifference): -1 | 0 | 1 {
   if (!difference.interval) return 0;
-  const [low, high] = difference.interval.map((value) => Number(percentText(value)) || 0) as [number, number];
+  const [low, high] = difference.interval.map(shownPoints) as [number, number];
   return low > 0 ? 1 : high < 0 ? -1 : 0;
 }

@@ -1,5 +1,5 @@
-import { clearOfZero, type PairedDifference } from '../paired-differences.js';
-import { pairedCellText, pairedColumns, pairedRows } from '../reproduce/paired-table.js';
+import { clearOfZero, type PairedDifference, pairedDifferenceCell } from '../paired-differences.js';
+import { pairedColumns, pairedRows } from '../reproduce/paired-table.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { escapeHtml } from './html.js';
 import { methodColor, sortMethods, sortVariants, variantLabels } from './palette.js';
@@ -246,7 +246,7 @@ export function pairedTable(records: readonly ReportRecord[]): string {
     if (difference === null) return '<td class="num missing"></td>';
     // An interval clear of 0 is marked, above or below: the difference stands beyond the spread between seeds.
     const clear = { 1: ' clear-up', 0: '', [-1]: ' clear-down' }[clearOfZero(difference)];
-    return `<td class="num${clear}">${escapeHtml(pairedCellText(difference, seeds))}</td>`;
+    return `<td class="num${clear}">${escapeHtml(pairedDifferenceCell(difference, seeds))}</td>`;
   };
   const html = unique(rows.map((row) => row.env)).flatMap((env) =>
     withEnvironmentCell(

@@ -1,14 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type Environment,
-  type Harness,
-  type HarnessSpec,
-  readJson,
-  type Task,
-  writeJsonAtomic,
-} from '@harness-s/core';
-import { builtInHarnesses, builtInHarnessSpec, environmentExtras, resolveHarness } from '@harness-s/harness-dsh';
+import { type Environment, type Harness, readJson, type Task, writeJsonAtomic } from '@harness-s/core';
+import { resolveHarness } from '@harness-s/harness-dsh';
 import type { SimulatedPolicyConfig } from '@harness-s/policy';
 import {
   AdaptiveRouter,
@@ -18,6 +11,7 @@ import {
   readProfiles,
   writeProfiles,
 } from '@harness-s/router';
+import { builtInSpecsIn, codeLanguageOf } from '../base-harness.js';
 import { defaultStudySteps, readStudiedRun, rescueStudyFile, studyTrainingRun } from '../commands/rescue-study.js';
 import { createEnvironment, type EnvironmentOptions } from '../environments.js';
 import { jsonDifferences } from '../json-differences.js';
@@ -76,12 +70,9 @@ export interface EnvironmentResources {
  * embedded world the reproduction runs on).
  */
 export function familiesOf(h0: Harness): string[] {
-  const { env } = h0.spec;
-  const languageOf = (spec: HarnessSpec) => environmentExtras(env).codeLanguage?.(spec);
-  return builtInHarnesses(env).filter((name) => {
-    const spec = builtInHarnessSpec(env, name);
-    return !name.startsWith('h0') && spec !== undefined && languageOf(spec) === languageOf(h0.spec);
-  });
+  return builtInSpecsIn(h0.spec.env, codeLanguageOf(h0.spec))
+    .map((spec) => spec.id)
+    .filter((name) => !name.startsWith('h0'));
 }
 
 /** Opens the environment and reads the pool and initial profiles that its preparation wrote. */

@@ -1,7 +1,7 @@
 import type { TrainSummary } from '@harness-s/core';
 import { rescueSuccessOf } from '../compared-runs.js';
 import { renderTable } from '../format.js';
-import { type PairedDifference, pairedDifference, pairedDifferenceText } from '../paired-differences.js';
+import { type PairedDifference, pairedDifference, pairedDifferenceCell } from '../paired-differences.js';
 import { breadthAblationShape } from './settings.js';
 
 type Rates = Pick<TrainSummary['evalUnderH0'], 'passAtK' | 'avgAtK'>;
@@ -145,12 +145,6 @@ export function pairedRows(records: readonly PairedRecord[]): PairedRow[] {
   });
 }
 
-/** A cell's text: `+2.8 [-9.2, +14.7]`, and how many pairs when fewer than the row's seeds. */
-export const pairedCellText = (cell: PairedDifference | null, seeds: number): string =>
-  cell === null
-    ? ''
-    : `${pairedDifferenceText(cell)}${cell.pairs > 0 && cell.pairs < seeds ? ` (${cell.pairs} pairs)` : ''}`;
-
 /** `pairedRows` as a text table (empty when there are none), `compare --against` for a reproduction. */
 export function formatPairedDifferences(records: readonly PairedRecord[], k: number): string {
   const rows = pairedRows(records);
@@ -161,7 +155,7 @@ export function formatPairedDifferences(records: readonly PairedRecord[], k: num
       row.env,
       row.label,
       String(row.seeds),
-      ...row.cells.map((cell) => pairedCellText(cell, row.seeds)),
+      ...row.cells.map((cell) => (cell === null ? '' : pairedDifferenceCell(cell, row.seeds))),
     ]),
   )}`;
 }
