@@ -18,8 +18,14 @@ export interface ComparedGroup {
 /** Methods that rescue all-failed groups: only their runs have a rescue success. */
 export const rescuingMethods: ReadonlySet<string> = new Set(['harness-s', 'h0-resample']);
 
-/** A run's rescue success: undefined for a method that never rescues, or a run that triggered none. */
+/**
+ * A run's rescue success: undefined for a run that rescued no group. Summaries written before the
+ * rate could be null say 0 for those, so a method that never rescues, or a run that triggered
+ * none, has none either.
+ */
 export const rescueSuccessOf = (
   summary: Pick<TrainSummary, 'method' | 'rescueTriggerRate' | 'rescueSuccessRate'>,
 ): number | undefined =>
-  rescuingMethods.has(summary.method) && summary.rescueTriggerRate > 0 ? summary.rescueSuccessRate : undefined;
+  summary.rescueSuccessRate !== null && rescuingMethods.has(summary.method) && summary.rescueTriggerRate > 0
+    ? summary.rescueSuccessRate
+    : undefined;

@@ -94,7 +94,7 @@ describe('harness-s compare', () => {
     const text = await printed(() => runCompare([join(dir, 'runs')]));
     const lines = text.split('\n');
     expect(lines[0]).toMatch(
-      /^router\s+runs\s+seeds\s+Pass@1\s+Avg@1\s+effective groups\s+rescue triggered\s+rescue success$/,
+      /^router\s+runs\s+seeds\s+Pass@1\s+Avg@1\s+effective groups\s+all-failed groups\s+rescue success$/,
     );
     expect(lines[2]).toMatch(/^adaptive\s+2\s+1,2\s/);
     expect(lines[3]).toMatch(/^fixed\s+1\s+1\s/);

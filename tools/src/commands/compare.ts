@@ -235,14 +235,16 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
     `Pass@${k}`,
     `Avg@${k}`,
     'effective groups',
-    'rescue triggered',
+    'all-failed groups',
     'rescue success',
   ];
   const base = process.cwd();
   process.stdout.write(
     `${renderTable(headers, rows, keys.length + 2)}\n` +
-      `${runs.length} training runs, under H0 on their test tasks (mean ± sample std over runs, %)` +
-      (keys.length === 0 ? '; they ran with the same settings' : '') +
+      (runs.length === 1
+        ? '1 training run, under H0 on its test tasks (%)'
+        : `${runs.length} training runs, under H0 on their test tasks (mean ± sample std over runs, %)`) +
+      (keys.length === 0 && runs.length > 1 ? '; they ran with the same settings' : '') +
       (skipped.length > 0
         ? `\nleft out, not training runs: ${skipped
             .slice(0, 3)

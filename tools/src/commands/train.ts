@@ -232,7 +232,7 @@ export async function runTrain(
         if (progress.phase === 'done' && progress.metrics) {
           const m = progress.metrics;
           log(
-            `step ${progress.step}/${progress.steps}: effective groups ${percent(m.effectiveGroupRate)}, rescue triggered ${m.rescueTriggered}` +
+            `step ${progress.step}/${progress.steps}: effective groups ${percent(m.effectiveGroupRate)}, all failed ${m.rescueTriggered}/${m.groups}` +
               (m.rescueSuccessRate === null ? '' : ` (${percent(m.rescueSuccessRate)} rescued)`) +
               `, mean reward ${m.meanReward.toFixed(3)}` +
               (m.eval
@@ -257,7 +257,7 @@ export async function runTrain(
           `Avg@${summary.evalUnderH0.k}`,
           'effective groups',
           'effective tokens',
-          'rescue triggered',
+          'all-failed groups',
           'rescue success',
         ],
         [
@@ -269,10 +269,8 @@ export async function runTrain(
             percent(summary.effectiveGroupRate),
             percent(summary.effectiveTokenShare),
             percent(summary.rescueTriggerRate),
-            // grpo and mixture never rescue: their all-failed groups count as triggers, with no success rate.
-            summary.method === 'harness-s' || summary.method === 'h0-resample'
-              ? percent(summary.rescueSuccessRate)
-              : '-',
+            // grpo and mixture never rescue: their all-failed groups stay as they are, with no success rate.
+            summary.rescueSuccessRate === null ? '-' : percent(summary.rescueSuccessRate),
           ],
         ],
       )}\n${variantsLine(summary)}Run folder: ${dir}\n${await reportLine(dir)}`,

@@ -29,7 +29,7 @@ export const ReportRecord = z.object({
   effectiveGroupRate: z.number(),
   effectiveTokenShare: z.number(),
   rescueTriggerRate: z.number(),
-  rescueSuccessRate: z.number(),
+  rescueSuccessRate: z.number().nullable(),
   meanReward: z.number().optional(),
   rank1: Rates.optional(),
   rank1H0: Rates.optional(),

@@ -1,4 +1,5 @@
 import { mean, sampleStdDev as spread } from '@harness-s/core';
+import { rescueSuccessOf } from '../compared-runs.js';
 
 /** The mean over seeds, and its spread: the sample standard deviation the text tables print. */
 export { mean, spread };
@@ -45,9 +46,8 @@ export function meanSpreadText(values: readonly number[]): string {
 export const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 
 /**
- * The rescue success rates of the runs that rescued anything: a run that never triggered rescue has
- * no rate (its summary says 0), and averaging it in would read as rescues that failed.
+ * The rescue success rates of the runs that rescued anything (`rescueSuccessOf`): a run that rescued
+ * no group has no rate, and averaging a 0 in would read as rescues that failed.
  */
-export const rescueSuccessRates = (
-  runs: ReadonlyArray<{ rescueTriggerRate: number; rescueSuccessRate: number }>,
-): number[] => runs.filter((run) => run.rescueTriggerRate > 0).map((run) => run.rescueSuccessRate);
+export const rescueSuccessRates = (runs: ReadonlyArray<Parameters<typeof rescueSuccessOf>[0]>): number[] =>
+  runs.flatMap((run) => rescueSuccessOf(run) ?? []);

@@ -96,8 +96,9 @@ describe('rescue success over seeds', () => {
     const text = formatReproduceTables([
       record(1, { rescueSuccessRate: 0.5 }),
       record(2, { rescueSuccessRate: 1 }),
-      // Its summary says 0: there was nothing to rescue, not a rescue that failed.
-      record(3, { rescueTriggerRate: 0, rescueSuccessRate: 0 }),
+      // Nothing to rescue, not a rescue that failed: null now, 0 in summaries written before.
+      record(3, { rescueTriggerRate: 0, rescueSuccessRate: null }),
+      record(4, { rescueTriggerRate: 0, rescueSuccessRate: 0 }),
       record(1, { method: 'h0-resample', rescueTriggerRate: 0, rescueSuccessRate: 0 }),
     ]);
     const cells = (method: string) =>

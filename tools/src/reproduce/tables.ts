@@ -26,7 +26,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
         `Avg@${k}`,
         'effective groups',
         'effective tokens',
-        'rescue triggered',
+        'all-failed groups',
         'rescue success',
       ],
       envs.flatMap((env) =>

@@ -17,10 +17,16 @@ export const TrainSummary = z.object({
   evals: z.array(EvalPoint),
   effectiveGroupRate: z.number().min(0).max(1),
   effectiveTokenShare: z.number().min(0).max(1),
-  /** All-failed base groups / groups, for every method (for grpo and mixture nothing is rescued). */
+  /**
+   * All-failed base groups / groups, for every method: the groups that trigger rescue in
+   * `harness-s` and `h0-resample` (for grpo and mixture they stay as they are).
+   */
   rescueTriggerRate: z.number().min(0).max(1),
-  /** Rescue groups with a success / rescue groups (0 when no rescue ran). */
-  rescueSuccessRate: z.number().min(0).max(1),
+  /**
+   * Rescue groups with a success / rescue groups; null when the run rescued no group (grpo and
+   * mixture never do). Runs written before it could be null say 0.
+   */
+  rescueSuccessRate: z.number().min(0).max(1).nullable(),
   meanReward: z.number().min(0).max(1),
   /** Attempts and successes per harness id over the whole run, base and rescue attempts (absent in older runs). */
   harnessUsage: z.record(z.string(), z.object({ attempts: z.number().int(), successes: z.number().int() })).optional(),
@@ -54,7 +60,7 @@ export function totalsRates(totals: TrainTotals) {
     effectiveGroupRate: ratio(totals.effectiveGroups, totals.retainedGroups ?? totals.groups),
     effectiveTokenShare: ratio(totals.effectiveTokens, totals.retainedTokens),
     rescueTriggerRate: ratio(totals.rescueTriggered, totals.groups),
-    rescueSuccessRate: ratio(totals.rescueSucceeded, totals.rescued),
+    rescueSuccessRate: totals.rescued > 0 ? totals.rescueSucceeded / totals.rescued : null,
     meanReward: ratio(totals.retainedReward, totals.retainedAttempts),
   };
 }
