@@ -1,9 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Environment, Task, TaskSource } from '@harness-s/core';
+import { ConfigError, type Environment, type Task, type TaskSource } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
-import { keepSplitFile, loadSplitOrFile, loadTaskSplits, recordedSplit } from './task-splits.js';
+import { keepSplitFile, loadSplitOrFile, loadSplitTasks, loadTaskSplits, recordedSplit } from './task-splits.js';
 
 /** An environment that records what it was asked to load and makes ten tasks of it. */
 function recordingEnvironment(splits: string[]): { environment: Environment; asked: TaskSource[] } {
@@ -40,6 +40,31 @@ describe('--split', () => {
     await loadSplitOrFile(environment, 'dev');
     await loadSplitOrFile(environment, join(file, '..'));
     expect(asked.slice(1)).toEqual([{ split: 'dev' }, { split: join(file, '..') }]);
+  });
+
+  it('names a task file that is not there, and the flag that reads one where a split is unknown', async () => {
+    const { environment, asked } = recordingEnvironment(['dev']);
+    const missing = join(tmpdir(), 'no-such-folder', 'ids.txt');
+    for (const load of [() => loadTaskSplits(environment, missing), () => loadSplitOrFile(environment, missing)])
+      await expect(load()).rejects.toMatchObject({
+        code: 'missing-split-file',
+        message: `no task file ${missing}: --split takes a split recording ships (dev) or a task file`,
+      });
+    await expect(loadTaskSplits(environment, 'tasks.jsonl')).rejects.toThrow(/^no task file .*tasks\.jsonl: /);
+    expect(asked).toEqual([]);
+
+    const refusing = {
+      ...environment,
+      loadTasks: async () => {
+        throw new ConfigError("recording has no split 'nosuch'", { code: 'unknown-split' });
+      },
+    } as Environment;
+    await expect(loadTaskSplits(refusing, 'nosuch')).rejects.toThrow(
+      "recording has no split 'nosuch': --split FILE reads one",
+    );
+    await expect(loadSplitTasks(refusing, 'nosuch')).rejects.toThrow(
+      "recording has no split 'nosuch': --data FILE reads one",
+    );
   });
 
   it('takes a split the environment ships by its name, even where a file has that name', async () => {

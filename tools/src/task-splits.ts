@@ -21,14 +21,47 @@ export const singleSplitFractions = { train: 0.6, validation: 0.2, test: 0.2 } a
 /** Whether `--split` names a task file (as `eval --data` takes) rather than a split. */
 const isTaskFile = (split: string): boolean => statSync(split, { throwIfNoEntry: false })?.isFile() ?? false;
 
-/** The task file `split` names (absolute), unless the environment ships a split of that name. */
-const taskFileOf = (environment: Pick<Environment, 'splits'>, split: string): string | undefined =>
-  !environment.splits.includes(split) && isTaskFile(split) ? resolve(split) : undefined;
+/** A name ending as a task file does (`ids.txt`, `tasks.jsonl`) names one, not a split. */
+const looksLikeTaskFile = (name: string): boolean => /\.(jsonl|json|txt|csv|tsv)$/i.test(name);
+
+/**
+ * The task file `split` names (absolute), unless the environment ships a split of that name. A
+ * name that reads as a file (a path, or ending as task files do) with nothing there is refused
+ * here: the environment would call it an unknown split.
+ */
+function taskFileOf(environment: Pick<Environment, 'id' | 'splits'>, split: string): string | undefined {
+  if (environment.splits.includes(split)) return undefined;
+  if (isTaskFile(split)) return resolve(split);
+  if ((looksLikeTaskFile(split) || /[/\\]/.test(split)) && !existsSync(split))
+    throw new ConfigError(
+      `no task file ${resolve(split)}: --split takes a split ${environment.id} ships (${environment.splits.join(', ')}) or a task file`,
+      { code: 'missing-split-file' },
+    );
+  return undefined;
+}
+
+/**
+ * Loads a split, and where the environment has no split of that name, adds to its refusal the flag
+ * that reads a task file instead (`--split FILE` where splits are cut, eval's `--data FILE`).
+ */
+async function loadNamedSplit<T extends Task>(
+  environment: Environment<T>,
+  split: string,
+  taskFileFlag: string,
+): Promise<TaskSet<T>> {
+  try {
+    return await environment.loadTasks({ split });
+  } catch (error) {
+    if (error instanceof ConfigError && error.code === 'unknown-split')
+      throw new ConfigError(`${error.message}: ${taskFileFlag} reads one`, { code: error.code });
+    throw error;
+  }
+}
 
 /** The tasks of a split the environment ships, or of a task file given in its place (a split's name wins). */
-export function loadSplitOrFile<T extends Task>(environment: Environment<T>, split: string): Promise<TaskSet<T>> {
+export async function loadSplitOrFile<T extends Task>(environment: Environment<T>, split: string): Promise<TaskSet<T>> {
   const file = taskFileOf(environment, split);
-  return environment.loadTasks(file ? { file } : { split });
+  return file ? environment.loadTasks({ file }) : loadNamedSplit(environment, split, '--split FILE');
 }
 
 /**
@@ -58,7 +91,9 @@ export async function loadTaskSplits<T extends Task>(
   const name = split ?? splits[0];
   if (!name) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
   const file = taskFileOf(environment, name);
-  const { tasks } = await environment.loadTasks(file ? { file } : { split: name });
+  const { tasks } = file
+    ? await environment.loadTasks({ file })
+    : await loadNamedSplit(environment, name, '--split FILE');
   return {
     ...splitTasks(tasks, singleSplitFractions),
     source: `${name} cut 60/20/20 by a hash of the task id`,
@@ -144,9 +179,6 @@ export function recordedSplit(runDir: string, config: RecordedSplit): string | u
   return name;
 }
 
-/** A name ending as a task file does (`ids.txt`, `tasks.jsonl`) names one, not a split. */
-const looksLikeTaskFile = (name: string): boolean => /\.(jsonl|json|txt|csv|tsv)$/i.test(name);
-
 /** A run's record of the task file it was cut from and its copy, if it has one. */
 export function keptSplit(config: RecordedSplit): KeptSplit | undefined {
   const kept = config.split as { file?: unknown; copy?: unknown; sha256?: unknown } | undefined;
@@ -174,7 +206,7 @@ export async function loadSplitTasks<T extends Task>(
   cutFrom?: () => string | undefined,
 ): Promise<{ taskSet: TaskSet<T>; name?: string }> {
   const cut = trainingSplits.find((name) => name === split);
-  if (!cut) return { taskSet: await environment.loadTasks({ split }) };
+  if (!cut) return { taskSet: await loadNamedSplit(environment, split, '--data FILE') };
   // A run that cut a split of its own held out its own test tasks, whatever the environment ships.
   const from = cutFrom?.();
   if (environment.splits.includes(split) && from === undefined)

@@ -95,7 +95,7 @@ export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = 
       const split = source.split ?? 'dev';
       if (!(appworldSplits as readonly string[]).includes(split)) {
         throw new ConfigError(
-          `appworld has no split '${split}'; shipped: ${appworldSplits.join(', ')} (or use --data FILE of task ids)`,
+          `appworld has no split '${split}'; shipped: ${appworldSplits.join(', ')} (or a task file of task ids)`,
           {
             code: 'unknown-split',
           },

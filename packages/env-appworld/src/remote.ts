@@ -267,7 +267,7 @@ export function createAppWorldRemoteEnvironment(options: AppWorldRemoteOptions):
           .map((item) => item.task.id);
         if (ids.length === 0)
           throw new ConfigError(
-            `appworld has no split '${split}'; use one of ${appworldSplits.join(', ')} or --data FILE of task ids`,
+            `appworld has no split '${split}'; use one of ${appworldSplits.join(', ')} or a task file of task ids`,
             { code: 'unknown-split' },
           );
       }

@@ -57,7 +57,7 @@ export function createDbbenchEnvironment(options: DbbenchEnvironmentOptions = {}
       const path = shippedSplits[split];
       if (!path) {
         throw new ConfigError(
-          `dbbench has no split '${split}'; shipped: ${Object.keys(shippedSplits).join(', ')} (or use --data FILE)`,
+          `dbbench has no split '${split}'; shipped: ${Object.keys(shippedSplits).join(', ')} (or a task file)`,
           {
             code: 'unknown-split',
           },

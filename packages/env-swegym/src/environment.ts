@@ -156,7 +156,7 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
       const split = source.split ?? 'dev';
       if (!(embeddedSplits as readonly string[]).includes(split)) {
         throw new ConfigError(
-          `swegym has no split '${split}'; shipped: ${embeddedSplits.join(', ')} (or use --data FILE)`,
+          `swegym has no split '${split}'; shipped: ${embeddedSplits.join(', ')} (or a task file)`,
           {
             code: 'unknown-split',
           },
