@@ -78,7 +78,7 @@ export function mainTable(records: readonly ReportRecord[]): string {
       `Avg@${k}`,
       'Effective groups',
       'Effective tokens',
-      'Rescue triggered',
+      'All-failed groups',
       'Rescue success',
     ],
     rows,
