@@ -35,6 +35,11 @@ describe('harness-s flags', () => {
     expect(await parseError(['replay', '--task', 'dev-0'])).toMatch(/required option '--actions <file>' not specified/);
     expect(await parseError(['train', '--carry-over', '1.5'])).toMatch(/--carry-over must be in \[0, 1\], got '1.5'/);
     expect(await parseError(['train', '--carry-over', 'half'])).toMatch(/--carry-over must be a number, got 'half'/);
+    expect(await parseError(['rescue-study', 'run', '--pool', 'p', '--steps', '0,,6'])).toMatch(
+      /--steps must be a comma-separated list of integers >= 0 \(e\.g\. 0,6,12\), got '0,,6' \(an empty item\)/,
+    );
+    expect(await parseError(['rescue-study', 'run', '--pool', 'p', '--steps', 'abc'])).toMatch(/got 'abc' \('abc'\)/);
+    expect(await parseError(['reproduce', '--study-steps', '0,-1'])).toMatch(/--study-steps .* got '0,-1' \('-1'\)/);
   });
 
   it('prints its version', async () => {
@@ -56,7 +61,7 @@ describe('harness-s flags', () => {
   });
 
   it('refuses a bad --rescue shape and a method without its pool before any work', async () => {
-    const train = { ...base, method: 'grpo', steps: 1, batchSize: 1, evalK: 1, quiet: false };
+    const train = { ...base, method: 'grpo', k: 2, steps: 1, batchSize: 1, evalK: 1, quiet: false };
     const written = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       await expect(runTrain({ ...train, rescue: '8y1' })).rejects.toThrow(/--rescue must look like 8x1/);
@@ -75,6 +80,10 @@ describe('harness-s flags', () => {
       await expect(runTrain({ ...train, method: 'mixture' })).rejects.toThrow(/mixture needs a sibling pool/);
       // Not a line of training: no tasks loaded, nothing started.
       expect(written).not.toHaveBeenCalled();
+      // A group of one attempt is allowed (a smoke run), with a warning that it cannot learn.
+      await expect(runTrain({ ...train, method: 'harness-s', k: 1 })).rejects.toThrow(/needs a sibling pool/);
+      expect(written).toHaveBeenCalledTimes(1);
+      expect(String(written.mock.calls[0]?.[0])).toMatch(/^warning: --k 1: .* GRPO learns nothing from it/);
     } finally {
       written.mockRestore();
     }

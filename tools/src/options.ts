@@ -33,8 +33,15 @@ export const fraction =
 /** Parses a comma-separated list of integers of at least `minimum`, e.g. `0,6,12`. */
 export const integerList =
   (name: string, minimum: number) =>
-  (value: string): number[] =>
-    value.split(',').map((item) => integer(name, minimum)(item.trim()));
+  (value: string): number[] => {
+    const items = value.split(',').map((item) => item.trim());
+    const bad = items.find((item) => item === '' || !Number.isInteger(Number(item)) || Number(item) < minimum);
+    if (bad !== undefined)
+      throw new InvalidArgumentError(
+        `${name} must be a comma-separated list of integers >= ${minimum} (e.g. ${minimum},6,12), got '${value}'${bad === '' ? ' (an empty item)' : ` ('${bad}')`}`,
+      );
+    return items.map(Number);
+  };
 
 /** Where and how an environment runs its episodes: the same flags on every command that opens them. */
 export const scoringOption = () =>

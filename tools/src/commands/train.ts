@@ -102,6 +102,10 @@ export async function runTrain(
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
+  if (flags.k < 2 && !flags.quiet)
+    process.stderr.write(
+      'warning: --k 1: a group of one attempt has no spread, so its advantage is 0 and GRPO learns nothing from it; use --k 2 or more to train\n',
+    );
   requirePool(flags.method, Boolean(flags.pool));
   refuseUnusedFlags(flags, explicit);
   // Another policy than the simulated one: a model served elsewhere, trained by an external trainer.

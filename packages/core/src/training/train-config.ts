@@ -59,5 +59,8 @@ export function rescueShape(config: TrainConfig): { variants: number; attemptsPe
  */
 export function requirePool(method: string, pool: number | boolean): void {
   if ((method === 'harness-s' || method === 'mixture') && !pool)
-    throw new ConfigError(`method ${method} needs a sibling pool (--pool DIR)`, { code: 'no-pool' });
+    throw new ConfigError(
+      `method ${method} needs a sibling pool (--pool DIR): grow one with \`harness-s evolve --env ENV --out DIR\`, or train with --method grpo or h0-resample, which need none`,
+      { code: 'no-pool' },
+    );
 }
