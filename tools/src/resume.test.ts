@@ -41,6 +41,14 @@ describe('--resume keeps the settings the run was started with', () => {
     expect(await lines(join(out, 'trajectories.jsonl'))).toHaveLength(6);
     const resumed = await summaryOf(out);
     expect(stable(resumed)).toEqual(stable(whole));
+    // The time the run took before is kept, and this session's added to it.
+    expect(resumed.durationMs).toBeGreaterThan(whole.durationMs);
+    // Resuming a finished run runs nothing and keeps its time.
+    await cli(['eval', '--resume', out, '--quiet']);
+    expect(await lines(join(out, 'trajectories.jsonl'))).toHaveLength(6);
+    const again = await summaryOf(out);
+    expect(stable(again)).toEqual(stable(whole));
+    expect(again.durationMs).toBeGreaterThanOrEqual(resumed.durationMs);
   });
 
   it('refuses a flag that would change what the run is, naming it and the recorded value', async () => {

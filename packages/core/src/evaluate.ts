@@ -53,6 +53,11 @@ export interface EvaluationOptions<T extends Task> {
   store?: RunStore;
   /** Trajectories already recorded by an earlier, interrupted run: those attempts are not rerun. */
   resumeFrom?: readonly Trajectory[];
+  /**
+   * With `resumeFrom`: the wall time the run took before (its earlier summary's `durationMs`),
+   * added to this session's, so the summary keeps the whole run's time. 0 when unknown.
+   */
+  earlierDurationMs?: number;
   maxInfraRetries?: number;
   onProgress?: (progress: EvaluationProgress) => void;
   signal?: AbortSignal;
@@ -124,7 +129,7 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
       seed: options.seed,
       tasks: options.taskSet.tasks,
       unloadable: options.taskSet.unloadable,
-      durationMs: performance.now() - start,
+      durationMs: (options.earlierDurationMs ?? 0) + performance.now() - start,
     },
     trajectories,
   );

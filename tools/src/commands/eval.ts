@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   ConfigError,
@@ -92,6 +93,15 @@ export async function runEval(
   checkCheckpointFlags(merged);
   const source = merged.checkpoint ? await checkpointSource(merged.checkpoint, merged.env) : undefined;
   const flags = source ? { ...merged, checkpoint: source.file } : merged;
+  if (flags.routing !== 'rank1') {
+    const routingOnly = (['pool', 'profiles', 'llmRanker'] as const).filter((key) => flags[key] !== undefined);
+    const named = { pool: '--pool', profiles: '--profiles', llmRanker: '--llm-ranker' };
+    if (routingOnly.length > 0)
+      throw new ConfigError(
+        `${routingOnly.map((key) => named[key]).join(', ')}: only for --routing rank1; without it eval runs every task under --harness and would ignore ${routingOnly.length > 1 ? 'them' : 'it'}`,
+        { code: 'bad-flag' },
+      );
+  }
   const attempts = flags.attempts ?? flags.k;
   if (!Number.isInteger(attempts) || attempts < flags.k)
     throw new ConfigError(`--attempts must be at least --k (${flags.k}), got ${attempts}`, { code: 'bad-flag' });
@@ -111,6 +121,8 @@ export async function runEval(
     if (flags.resume && !existsSync(dir))
       throw new ConfigError(`--resume: no run folder at ${dir}`, { code: 'bad-flag' });
     const resumeFrom = flags.resume ? await readTrajectories(dir) : [];
+    // A finished run's summary keeps the time it took; a resumed one adds this session's to it.
+    const earlierDurationMs = flags.resume ? await recordedDuration(dir) : 0;
     const runId = dir.split('/').pop() ?? 'run';
     const routed =
       flags.routing === 'rank1'
@@ -143,7 +155,11 @@ export async function runEval(
       `Evaluating ${policy.id} under ${routed ? 'Rank-1 routing' : harness.spec.id} on ${flags.env}/${splitName}: ${taskSet.tasks.length} tasks x ${attempts} attempts` +
         (attempts > flags.k ? ` (Pass@${flags.k} estimated from all ${attempts})` : '') +
         (taskSet.unloadable.length ? ` (${taskSet.unloadable.length} not loadable)` : '') +
-        (resumeFrom.length ? `, resuming with ${resumeFrom.length} recorded` : ''),
+        (resumeFrom.length === 0
+          ? ''
+          : resumeFrom.length >= taskSet.tasks.length * attempts
+            ? ', every attempt already recorded: the summary is written again from them'
+            : `, resuming with ${resumeFrom.length} recorded`),
     );
     const progress = flags.quiet ? undefined : createProgress('eval', taskSet.tasks.length * attempts);
     let summary: EvalSummary;
@@ -162,6 +178,7 @@ export async function runEval(
         runId,
         store,
         resumeFrom,
+        earlierDurationMs,
         signal: interrupts.signal,
         onProgress: (event) =>
           progress?.update(
@@ -179,6 +196,17 @@ export async function runEval(
     return summary;
   } finally {
     await interrupts.releaseAfter(() => environment.close());
+  }
+}
+
+/** The `durationMs` of a run folder's summary, 0 when it has none (a run killed before it ended). */
+async function recordedDuration(dir: string): Promise<number> {
+  try {
+    const { durationMs } = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { durationMs?: unknown };
+    return typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs >= 0 ? durationMs : 0;
+  } catch {
+    // No summary (killed before the end) or a torn one: the earlier time is not known.
+    return 0;
   }
 }
 
