@@ -41,6 +41,10 @@ describe('a training run killed with SIGKILL', () => {
     expect(partial).toBeGreaterThanOrEqual(2);
     expect(partial).toBeLessThan(5);
     expect(existsSync(join(killed, 'summary.json'))).toBe(false);
+    // The killed session's time up to its last checkpoint, which the resumed run's time includes.
+    const lastCheckpoint = JSON.parse(readFileSync(join(killed, 'checkpoints', 'latest.json'), 'utf8'));
+    const killedSession: number = lastCheckpoint.totals.elapsedMs;
+    expect(killedSession).toBeGreaterThan(0);
 
     expect(
       (await runCli(['train', '--resume', killed, ...trainArgs.slice(1).filter((arg) => arg !== '--quiet'), '--quiet']))
@@ -50,6 +54,16 @@ describe('a training run killed with SIGKILL', () => {
     expect(actual.metrics.map((line) => line['step'])).toEqual([1, 2, 3, 4, 5]);
     expect(new Set(actual.trajectories.map(([id]) => id)).size).toBe(actual.trajectories.length);
     expect(actual).toEqual(expected);
+    // The run's time: the killed session's, and at least the steps the resumed one ran.
+    const resumedSteps = readFileSync(join(killed, 'metrics.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { step: number; durationMs: number })
+      .filter((line) => line.step > lastCheckpoint.step);
+    const resumedStepsMs = resumedSteps.reduce((sum, line) => sum + line.durationMs, 0);
+    expect(resumedSteps.length).toBeGreaterThan(0);
+    const { durationMs } = JSON.parse(readFileSync(join(killed, 'summary.json'), 'utf8'));
+    expect(durationMs).toBeGreaterThanOrEqual(killedSession + resumedStepsMs);
     // The policy of every step is kept, and the resumed run's are the uninterrupted run's.
     const snapshot = (dir: string, step: number) =>
       JSON.parse(readFileSync(join(dir, 'checkpoints', `policy-step-${step}.json`), 'utf8')).trainer;

@@ -100,7 +100,10 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     trainer.restore(checkpoint.trainer);
     router.restore(checkpoint.router);
   }
+  // The run's wall time: what the checkpoint kept of earlier sessions, and this one's.
+  const earlierMs = totals.elapsedMs ?? 0;
   const startedAt = performance.now();
+  const elapsedMs = () => earlierMs + performance.now() - startedAt;
 
   const evaluateUnderH0 = async (step: number): Promise<EvalPoint> => {
     options.onProgress?.({ step, steps: config.steps, phase: 'eval' });
@@ -151,6 +154,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
 
   if (!checkpoint) {
     evals.push(await evaluateUnderH0(0));
+    totals.elapsedMs = elapsedMs();
     await store.writeCheckpoint({
       schemaVersion: 1,
       step: 0,
@@ -320,6 +324,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     totals.retainedAttempts += metrics.retainedAttempts;
     totals.retainedReward += metrics.retainedReward;
     totals.infraErrors += infraErrors;
+    totals.elapsedMs = elapsedMs();
     const next: Checkpoint = {
       schemaVersion: 1,
       step,
@@ -355,7 +360,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     infraErrors: totals.infraErrors,
     trainTasks: options.tasks.train.length,
     testTasks: options.tasks.test.length,
-    durationMs: performance.now() - startedAt,
+    durationMs: elapsedMs(),
   };
   await store.writeSummary(summary);
   return summary;

@@ -35,6 +35,11 @@ export const TrainTotals = z.object({
   retainedAttempts: z.number().int(),
   retainedReward: z.number(),
   infraErrors: z.number().int(),
+  /**
+   * Wall time of the run up to this checkpoint, over every session of a resumed run; absent in
+   * checkpoints written before it was kept (their earlier sessions' time is not known).
+   */
+  elapsedMs: z.number().nonnegative().optional(),
 });
 export type TrainTotals = z.infer<typeof TrainTotals>;
 

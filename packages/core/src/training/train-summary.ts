@@ -33,6 +33,7 @@ export const TrainSummary = z.object({
   infraErrors: z.number().int(),
   trainTasks: z.number().int(),
   testTasks: z.number().int(),
+  /** Wall time of the whole run, over every session of a resumed one (up to its last checkpoint before each kill). */
   durationMs: z.number(),
 });
 export type TrainSummary = z.infer<typeof TrainSummary>;
