@@ -45,7 +45,10 @@ export const integerList =
 
 /** Where and how an environment runs its episodes: the same flags on every command that opens them. */
 export const scoringOption = () =>
-  new Option('--scoring <rules>', 'dbbench answer scoring').choices(['v0.2', 'normalized']);
+  new Option('--scoring <rules>', "dbbench answer scoring (default: v0.2, AgentBench's)").choices([
+    'v0.2',
+    'normalized',
+  ]);
 export const dbOption = () =>
   new Option('--db <url>', 'dbbench database: pglite: (default), pglite:/folder, postgres://..., mysql://...');
 export const sandboxOption = () =>
@@ -57,14 +60,14 @@ export const sandboxOption = () =>
 export const unconfinedOption = () =>
   new Option('--unconfined', "swegym: let a model's commands run in --sandbox local, on this machine, unconfined");
 
-/** The simulated policy's settings: the same flags on every command that can run it. */
 /** AppWorld environment servers (`appworld-server` or `harness-s serve appworld`) to run episodes on. */
 export const appworldUrlOption = () =>
   new Option('--appworld-url <urls...>', 'appworld: environment servers to run on (one task each at a time)');
-export const baseOption = () =>
+/** `--base`; with a pool (`train`, `profile`) its default is the base the pool's variants derive from. */
+export const baseOption = (fromPool = true) =>
   new Option(
     '--base <name>',
-    "the base harness H0, a built-in name (default: the one the pool's variants derive from, else h0; appworld: h0-python or h0-python-tools for the real server)",
+    `the base harness H0, a built-in name (default: ${fromPool ? "the one the pool's variants derive from, else h0" : 'h0'}; appworld: h0-python or h0-python-tools for the real server)`,
   );
 export const checkpointOption = () =>
   new Option(

@@ -145,7 +145,7 @@ export function createProgram(): Command {
     .description(
       'The whole method on the embedded environments with the simulated policy: pool, profiles, every method over seeds, ablations, tables, report.',
     )
-    .option('--quick', 'a smaller run (about 2 minutes)')
+    .option('--quick', 'a smaller run (about a minute on two cores)')
     .option(
       '--envs <names...>',
       `environments among ${environmentNames().join(', ')} (default: ${defaultReproduceEnvs.join(' ')})`,
@@ -302,7 +302,7 @@ export function createProgram(): Command {
       'Directional harness evolution: grow a sibling pool from H0 (failure analysis, repair directions, children, parents by joint coverage).',
     )
     .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
-    .addOption(baseOption())
+    .addOption(baseOption(false))
     .option('--rounds <n>', 'evolution rounds', integer('--rounds', 1), 3)
     .requiredOption('--out <dir>', 'the pool folder (rerun the same command to resume it)')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))

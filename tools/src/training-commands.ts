@@ -55,10 +55,10 @@ export function addTrainingCommands(program: Command): void {
     )
     .option('--rescue <shape>', 'rescue group shape, variants x attempts (default K x 1)')
     .addOption(
-      new Option('--rescue-context <how>', 'train rescued attempts as rendered, or re-rendered under H0').choices([
-        'variant',
-        'h0',
-      ]),
+      new Option(
+        '--rescue-context <how>',
+        'train rescued attempts as rendered, or re-rendered under H0 (default: h0)',
+      ).choices(['variant', 'h0']),
     )
     .option('--eval-every <n>', 'evaluate under H0 every n steps', integer('--eval-every', 1))
     .option('--eval-k <n>', 'attempts per test task in evaluations', integer('--eval-k', 1), 3)

@@ -123,7 +123,7 @@ describe('harness-s compare', () => {
     await expect(runCompare([join(dir, 'pool')])).rejects.toThrow(
       /no training run \(a folder with a training summary.json\) in/,
     );
-    await expect(runCompare([join(dir, 'nowhere')])).rejects.toThrow(/nowhere: no such folder/);
+    await expect(runCompare([join(dir, 'nowhere')])).rejects.toThrow(`compare: no such folder ${join(dir, 'nowhere')}`);
     await writeFile(join(dir, 'notes.md'), 'x');
     await expect(runCompare([join(dir, 'notes.md')])).rejects.toThrow(/notes\.md: a file, not a folder/);
   });

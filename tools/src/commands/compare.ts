@@ -120,7 +120,7 @@ export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs:
   const skipped: string[] = [];
   for (const given of dirs) {
     const dir = resolve(given);
-    if (!existsSync(dir)) throw new ConfigError(`${given}: no such folder`, { code: 'missing-run' });
+    if (!existsSync(dir)) throw new ConfigError(`compare: no such folder ${dir}`, { code: 'missing-run' });
     if (!statSync(dir).isDirectory())
       throw new ConfigError(`${given}: a file, not a folder (give run folders, or folders holding them)`, {
         code: 'missing-run',
