@@ -70,9 +70,10 @@ describe('harness-s flags', () => {
       await expect(runTrain({ ...train, profileTasks: 3 })).rejects.toThrow(
         '--profile-tasks: only for --method harness-s; --method is grpo, which would ignore it',
       );
-      await expect(runTrain({ ...train, rescue: '4x2' })).rejects.toThrow(
-        /--rescue: only for --method harness-s or h0-resample/,
-      );
+      for (const rescue of ['4x2', '4X2', '4×2'])
+        await expect(runTrain({ ...train, rescue })).rejects.toThrow(
+          /--rescue: only for --method harness-s or h0-resample/,
+        );
       await expect(runTrain({ ...train, method: 'h0-resample', mixtureSize: 2 })).rejects.toThrow(
         /--mixture-size: only for --method mixture/,
       );

@@ -69,9 +69,9 @@ export async function keepExtension(dir: string, flags: TrainFlags): Promise<voi
   await recordResumedFlags(dir, flags);
 }
 
-/** `8x1` -> 8 variants x 1 attempt. */
+/** `8x1` (or `8X1`, `8×1`) -> 8 variants x 1 attempt. */
 export function parseShape(text: string): { variants: number; attemptsPerVariant: number } {
-  const match = /^([1-9]\d*)x([1-9]\d*)$/.exec(text);
+  const match = /^([1-9]\d*)[xX×]([1-9]\d*)$/.exec(text.trim());
   if (!match)
     throw new ConfigError(`--rescue must look like 8x1 (variants x attempts, each at least 1), got '${text}'`, {
       code: 'bad-flag',
