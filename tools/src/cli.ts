@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { HarnessError } from '@harness-s/core';
 import { CommanderError } from 'commander';
-import { loadPlugins } from './plugins.js';
+import { invokedFrom } from './invoked-from.js';
+import { loadedPluginEnvironments, loadPlugins } from './plugins.js';
 import { createProgram } from './program.js';
 
 /**
@@ -9,7 +10,19 @@ import { createProgram } from './program.js';
  * other error (a bad flag or value, bad input data, a folder that is not what the command needs);
  * 130 interrupted (Ctrl-C or SIGTERM), the run's work kept for `--resume`.
  */
+/** Said after commander refuses an environment name: where the others come from. */
+function environmentHint(error: CommanderError): string {
+  if (error.code !== 'commander.invalidArgument' || !/'--envs? </.test(error.message)) return '';
+  const plugins = process.env['HARNESS_S_PLUGINS']?.trim();
+  return plugins
+    ? `(the plug-ins in HARNESS_S_PLUGINS add: ${loadedPluginEnvironments().join(', ') || 'none'})\n`
+    : '(more environments come from plug-ins: HARNESS_S_PLUGINS=<module or package>; see docs/adding-an-environment.md)\n';
+}
+
 try {
+  // `npm run harness-s -- ...` runs in the repository's root: the paths typed are from where npm was run.
+  const userFolder = invokedFrom();
+  if (userFolder) process.chdir(userFolder);
   // Plug-ins first: their environments are among --env's choices.
   await loadPlugins();
   const program = createProgram();
@@ -18,6 +31,7 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
+    process.stderr.write(environmentHint(error));
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (HarnessError.isInstance(error)) {
     process.stderr.write(`harness-s: error: ${error.message}\n`);

@@ -54,7 +54,14 @@ export function environmentEntry(name: string): EnvironmentEntry {
 
 /** Creates an environment by its `--env` name. */
 export function createEnvironment(name: string, options: EnvironmentOptions = {}): Environment {
-  return environmentEntry(name).create(options);
+  const environment = environmentEntry(name).create(options);
+  // Runs, trajectories and harness specs name the environment by its id: a plug-in's must be its name.
+  if (environment.id !== name)
+    throw new ConfigError(
+      `environment '${name}' creates an environment whose id is '${environment.id}': they must be equal (the plug-in's environment.name, the Environment's id and its H0's env)`,
+      { code: 'bad-plugin' },
+    );
+  return environment;
 }
 
 /** The split `eval` and `replay` read without `--split`: `dev` where the environment ships one, else its first. */

@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url';
 import type { Environment, HarnessSpec } from '@harness-s/core';
 import { createCounterEnvironment, plainHarnessSpec } from '@harness-s/core/testing';
 import { environmentExtras, resolveHarness, toolCallsCodec } from '@harness-s/harness-dsh';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { runEvolve } from './commands/evolve.js';
 import { runReproduce } from './commands/reproduce.js';
 import { createEnvironment, environmentNames } from './environments.js';
 import {
@@ -20,7 +21,11 @@ import {
 const h0 = (env: string) => (): HarnessSpec => plainHarnessSpec({ id: 'h0', family: 'dsh', env });
 
 const counterPlugin = (name: string): HarnessSPlugin => ({
-  environment: { name, create: () => createCounterEnvironment().environment as unknown as Environment },
+  // The counter environment under the plug-in's name: an environment's id is its name.
+  environment: {
+    name,
+    create: () => ({ ...createCounterEnvironment().environment, id: name }) as unknown as Environment,
+  },
   harnesses: { h0: h0(name) },
   extras: { env: name, transforms: [], directiveTexts: { count: ['Add the target exactly.'] } },
 });
@@ -44,18 +49,69 @@ describe('registering a plug-in', () => {
       /extras\.env is 'other', not the environment's name 'tally-2'/,
     );
     const { extras: _none, ...withoutExtras } = plugin;
-    expect(() => registerPlugin({ ...withoutExtras, environment: { ...plugin.environment, name: 'dbbench' } })).toThrow(
-      /environment 'dbbench' is already registered/,
-    );
+    expect(() =>
+      registerPlugin({
+        ...withoutExtras,
+        environment: { ...plugin.environment, name: 'dbbench' },
+        harnesses: { h0: h0('dbbench') },
+      }),
+    ).toThrow(/environment 'dbbench' is already registered/);
     expect(() => registerPlugin({ ...plugin, codecs: [toolCallsCodec] })).toThrow(
       /codec 'tool-calls' is already registered/,
     );
     expect(() => registerPlugin(counterPlugin('Tally 3'))).toThrow(
       /environment\.name must be lower-case letters, digits and dashes, got "Tally 3"/,
     );
+    expect(() => registerPlugin({ ...plugin, harnesses: { h0: h0('counter') } }, 'mine.js')).toThrow(
+      "plug-in mine.js: harnesses.h0 is a harness of env 'counter', not of the environment's name 'tally-2'",
+    );
+    // An environment whose id is not its name is refused when it is made.
+    registerPlugin({
+      ...plugin,
+      environment: { name: 'tally-4', create: () => createCounterEnvironment().environment as unknown as Environment },
+      harnesses: { h0: h0('tally-4') },
+      extras: { env: 'tally-4', transforms: [] },
+    });
+    expect(() => createEnvironment('tally-4')).toThrow(
+      "environment 'tally-4' creates an environment whose id is 'counter': they must be equal",
+    );
     // Nothing of a refused plug-in is registered.
     expect(environmentNames()).not.toContain('tally-2');
     await expect(resolveHarness('Tally 3', 'h0')).rejects.toThrow(/unknown harness 'h0'/);
+  });
+});
+
+describe('evolving on a plug-in without extras', () => {
+  it('says why the built-in analyser wrote no variant, and where extras go', async () => {
+    const { extras: _none, ...plugin } = counterPlugin('tally-5');
+    registerPlugin(plugin);
+    let printed = '';
+    const written = vi.spyOn(process.stderr, 'write').mockImplementation((text) => {
+      printed += String(text);
+      return true;
+    });
+    try {
+      await runEvolve({
+        env: 'tally-5',
+        rounds: 1,
+        out: join(await mkdtemp(join(tmpdir(), 'no-extras-')), 'pool'),
+        policy: 'sim',
+        subset: 'all',
+        k: 1,
+        seed: 1,
+        concurrency: 1,
+        parents: 1,
+        directions: 2,
+        childrenPerDirection: 1,
+        solved: 'majority',
+      });
+    } finally {
+      written.mockRestore();
+    }
+    expect(printed).toMatch(
+      /round 1: parents h0; 0 new children\n {2}tally-5 has no evolution extras \(failure signals/,
+    );
+    expect(printed).toMatch(/docs\/adding-an-environment\.md/);
   });
 });
 
@@ -97,7 +153,12 @@ describe('finding a plug-in package', () => {
       /plug-in '@acme\/esm-plugin' \(loadPlugins\): is not an object/,
     );
     await expect(loadPlugins('@acme/elsewhere', nested)).rejects.toThrow(
-      /^loadPlugins: cannot load '@acme\/elsewhere'/,
+      `loadPlugins: cannot load '@acme/elsewhere' (looked up from ${nested}): `,
+    );
+    // A module with no plug-in in it says so, not that its plug-in is not an object.
+    await writeFile(join(nested, 'helpers.mjs'), 'export const helper = 1;\n');
+    await expect(loadPlugins('./helpers.mjs', nested)).rejects.toThrow(
+      "loadPlugins: './helpers.mjs' loads, but exports no plug-in: export one made with definePlugin as its default export (or as `plugin`)",
     );
     // From the environment variable, the errors name it.
     const saved = process.env['HARNESS_S_PLUGINS'];

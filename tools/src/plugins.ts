@@ -47,6 +47,10 @@ function checkPlugin(value: unknown, source: string): asserts value is HarnessSP
   if (plugin.extras && plugin.extras.env !== environment.name) {
     throw bad(`extras.env is '${plugin.extras.env}', not the environment's name '${environment.name}'`);
   }
+  const h0 = plugin.harnesses['h0']() as Partial<HarnessSpec> | undefined;
+  if (h0?.env !== environment.name) {
+    throw bad(`harnesses.h0 is a harness of env '${h0?.env}', not of the environment's name '${environment.name}'`);
+  }
 }
 
 const loaded = new Set<string>();
@@ -58,6 +62,9 @@ const modules = new Map<string, string>();
  * environments (`reproduce`'s worker threads do).
  */
 export const loadedPluginModules = (): string[] => [...new Set(modules.values())];
+
+/** The environments of the plug-ins loaded from modules so far. */
+export const loadedPluginEnvironments = (): string[] => [...modules.keys()];
 
 /**
  * Whether a thread that loads `loadedPluginModules()` has this environment: a built-in one or one
@@ -150,10 +157,16 @@ export async function loadPlugins(
     try {
       module = await import(url);
     } catch (error) {
-      throw new ConfigError(`${source}: cannot load '${specifier}': ${(error as Error).message}`, {
-        code: 'bad-plugin',
-      });
+      throw new ConfigError(
+        `${source}: cannot load '${specifier}' (looked up from ${from}): ${(error as Error).message}`,
+        { code: 'bad-plugin' },
+      );
     }
+    if (module.default === undefined && module.plugin === undefined)
+      throw new ConfigError(
+        `${source}: '${specifier}' loads, but exports no plug-in: export one made with definePlugin as its default export (or as \`plugin\`)`,
+        { code: 'bad-plugin' },
+      );
     const plugin = (module.default ?? module.plugin) as HarnessSPlugin;
     registerPlugin(plugin, `'${specifier}' (${source})`);
     modules.set(plugin.environment.name, url);

@@ -44,7 +44,10 @@ export const SplitFractions = z
   });
 export type SplitFractions = z.infer<typeof SplitFractions>;
 
-/** The split used when an environment ships only one: half to train, a quarter each to validate and test. */
+/**
+ * `splitTasks`'s fractions when its caller gives none: half to train, a quarter each to validate and
+ * test. The command line cuts an environment's single split 60/20/20 instead (`singleSplitFractions`).
+ */
 export const defaultSplitFractions: SplitFractions = { train: 0.5, validation: 0.25, test: 0.25 };
 
 /** Tasks divided into training, validation and test subsets. */

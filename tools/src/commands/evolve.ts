@@ -8,6 +8,7 @@ import {
   type EvolveEvent,
   evolvePool,
   type FailureAnalyser,
+  hasEnvironmentExtras,
   type PoolSummary,
   type SolvedRule,
 } from '@harness-s/harness-dsh';
@@ -107,6 +108,11 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
           log(
             `round ${event.round}${event.resumed ? ' (resumed)' : ''}: parents ${event.parents.join(', ')}; ${event.children} new children`,
           );
+          // The built-in analyser reads failures through the environment's extras: without them it finds little.
+          if (event.children === 0 && !analyser && !hasEnvironmentExtras(flags.env))
+            log(
+              `  ${flags.env} has no evolution extras (failure signals, rule wordings, tool transforms), so the built-in analyser found no repair direction to write; add extras to its plug-in (docs/adding-an-environment.md) or analyse failures with a model (--analyser-url, --analyser-model)`,
+            );
           break;
         case 'evaluation-start':
           evaluated += 1;

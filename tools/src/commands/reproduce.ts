@@ -161,7 +161,10 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   const envs = flags.envs ?? [...defaultReproduceEnvs];
   for (const env of envs) {
     if (!environmentNames().includes(env))
-      throw new ConfigError(`--envs: unknown environment '${env}'`, { code: 'bad-flag' });
+      throw new ConfigError(
+        `--envs: unknown environment '${env}'; known: ${environmentNames().join(', ')} (more come from plug-ins: HARNESS_S_PLUGINS)`,
+        { code: 'bad-flag' },
+      );
   }
   const seeds = flags.seeds ?? [1, 2, 3];
   const sim = (await simulatedSettings(flags)) ?? {};

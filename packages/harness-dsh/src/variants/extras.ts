@@ -22,6 +22,9 @@ export function registerEnvironmentExtras(extras: EnvironmentExtras): void {
   registry.set(extras.env, extras);
 }
 
+/** Whether an environment has extras registered (a plug-in may have none). */
+export const hasEnvironmentExtras = (env: string): boolean => registry.has(env);
+
 /** An environment's extras, or empty ones. */
 export function environmentExtras(env: string): EnvironmentExtras {
   return registry.get(env) ?? { env, transforms: [] };
