@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
-import { ConfigError, type Environment, splitTasks, type Task, type TaskSet } from '@harness-s/core';
+import { ConfigError, type Environment, HarnessError, splitTasks, type Task, type TaskSet } from '@harness-s/core';
 
 /** Train, validation and test tasks for training and evolution. */
 export interface TaskSplits<T extends Task> {
@@ -52,7 +52,8 @@ async function loadNamedSplit<T extends Task>(
   try {
     return await environment.loadTasks({ split });
   } catch (error) {
-    if (error instanceof ConfigError && error.code === 'unknown-split')
+    // By its mark, not instanceof: a plug-in's environment may throw with its own copy of core.
+    if (HarnessError.isInstance(error) && error.code === 'unknown-split')
       throw new ConfigError(`${error.message}: ${taskFileFlag} reads one`, { code: error.code });
     throw error;
   }
