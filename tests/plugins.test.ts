@@ -57,5 +57,15 @@ describe('a benchmark plugged in through HARNESS_S_PLUGINS', () => {
     });
     expect(notOne.code).toBe(2);
     expect(notOne.stderr).toMatch(/HARNESS_S_PLUGINS: '.*run-outcome\.ts' loads, but exports no plug-in: export one/);
+    // An environment no plug-in added: where the others come from, and which the plug-ins gave.
+    const unknown = await runCli(['eval', '--env', 'mybench'], { HARNESS_S_PLUGINS: '' });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /argument 'mybench' is invalid[^]*more environments come from plug-ins: HARNESS_S_PLUGINS=/,
+    );
+    const other = await runCli(['eval', '--env', 'mybench'], plugin);
+    expect(other.stderr).toMatch(
+      /Allowed choices are dbbench, swegym, appworld, counter[^]*the plug-ins in HARNESS_S_PLUGINS add: counter/,
+    );
   }, 60_000);
 });

@@ -5,11 +5,6 @@ import { invokedFrom } from './invoked-from.js';
 import { loadedPluginEnvironments, loadPlugins } from './plugins.js';
 import { createProgram } from './program.js';
 
-/**
- * Exit codes: 0 done; 1 an infrastructure error (a service, a container, a network call); 2 any
- * other error (a bad flag or value, bad input data, a folder that is not what the command needs);
- * 130 interrupted (Ctrl-C or SIGTERM), the run's work kept for `--resume`.
- */
 /** Said after commander refuses an environment name: where the others come from. */
 function environmentHint(error: CommanderError): string {
   if (error.code !== 'commander.invalidArgument' || !/'--envs? </.test(error.message)) return '';
@@ -19,6 +14,11 @@ function environmentHint(error: CommanderError): string {
     : '(more environments come from plug-ins: HARNESS_S_PLUGINS=<module or package>; see docs/adding-an-environment.md)\n';
 }
 
+/**
+ * Exit codes: 0 done; 1 an infrastructure error (a service, a container, a network call); 2 any
+ * other error (a bad flag or value, bad input data, a folder that is not what the command needs);
+ * 130 interrupted (Ctrl-C or SIGTERM), the run's work kept for `--resume`.
+ */
 try {
   // `npm run harness-s -- ...` runs in the repository's root: the paths typed are from where npm was run.
   const userFolder = invokedFrom();

@@ -47,7 +47,12 @@ function checkPlugin(value: unknown, source: string): asserts value is HarnessSP
   if (plugin.extras && plugin.extras.env !== environment.name) {
     throw bad(`extras.env is '${plugin.extras.env}', not the environment's name '${environment.name}'`);
   }
-  const h0 = plugin.harnesses['h0']() as Partial<HarnessSpec> | undefined;
+  let h0: Partial<HarnessSpec> | undefined;
+  try {
+    h0 = plugin.harnesses['h0']();
+  } catch (error) {
+    throw bad(`harnesses.h0 failed: ${(error as Error).message}`);
+  }
   if (h0?.env !== environment.name) {
     throw bad(`harnesses.h0 is a harness of env '${h0?.env}', not of the environment's name '${environment.name}'`);
   }
