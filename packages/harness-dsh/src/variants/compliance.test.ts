@@ -43,6 +43,29 @@ describe('validateVariant', () => {
     expect(validateVariant(spec, 'v.json', { envTools, skills: ['inspect-table'] })).toEqual(spec);
   });
 
+  it('accepts a variant derived from a change written by hand, with the defaults left out', () => {
+    const h0 = dbbenchH0();
+    // No `options`: the schema's default ({}) is part of the stored spec, and of its id.
+    const transform = { kind: 'schema-lookup' } as HarnessSpec['tools'][number];
+    const spec = deriveVariant(h0, h0, {
+      operator: 'tool-transform',
+      direction: 'schema-grounding',
+      description: 'look up the schema first',
+      operations: [{ op: 'add-tool-transform', transform }],
+    });
+    expect(spec.tools[0]?.options).toEqual({});
+    expect(validateVariant(spec, 'v.json', { envTools })).toEqual(spec);
+    // A change the schema refuses is named as the variant's, not as an id that does not match.
+    expect(() =>
+      deriveVariant(h0, h0, {
+        operator: 'tool-transform',
+        direction: 'schema-grounding',
+        description: 'no kind',
+        operations: [{ op: 'add-tool-transform', transform: { kind: '' } as never }],
+      }),
+    ).toThrow(/^variant of h0 \(no kind\): .*kind/);
+  });
+
   it('rejects schema breaks, naming the field', () => {
     expect(() => validateVariant({ ...lookupVariant(), tools: [{ kind: 3 }] }, 'v.json')).toThrow(
       /^v\.json: tools\.0\.kind: /,

@@ -1,4 +1,4 @@
-import { ConfigError, type HarnessSpec, type PatchOperation } from '@harness-s/core';
+import { ConfigError, formatZodError, HarnessSpec, type PatchOperation } from '@harness-s/core';
 import { variantId } from './variant-id.js';
 
 /** The parts of a spec a patch may change. */
@@ -89,5 +89,12 @@ export function deriveVariant(base: HarnessSpec, parent: HarnessSpec, change: Pr
     description: `${lineage}${change.description}`,
     patch: { base: parent.patch?.base ?? base.id, operations },
   };
-  return { ...spec, id: variantId(spec) };
+  // The id is of the spec as it is stored and read back: with the schema's defaults filled in (a
+  // tool transform's `options`, for one), so that validating the variant finds the same id.
+  const parsed = HarnessSpec.safeParse({ ...spec, id: 'pending' });
+  if (!parsed.success)
+    throw new ConfigError(`variant of ${parent.id} (${change.description}): ${formatZodError(parsed.error)}`, {
+      code: 'bad-variant',
+    });
+  return { ...parsed.data, id: variantId(parsed.data) };
 }
