@@ -61,11 +61,11 @@ describe('a benchmark plugged in through HARNESS_S_PLUGINS', () => {
     const unknown = await runCli(['eval', '--env', 'mybench'], { HARNESS_S_PLUGINS: '' });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(
-      /argument 'mybench' is invalid[^]*more environments come from plug-ins: HARNESS_S_PLUGINS=/,
+      /argument 'mybench' is invalid[\s\S]*more environments come from plug-ins: HARNESS_S_PLUGINS=/,
     );
     const other = await runCli(['eval', '--env', 'mybench'], plugin);
     expect(other.stderr).toMatch(
-      /Allowed choices are dbbench, swegym, appworld, counter[^]*the plug-ins in HARNESS_S_PLUGINS add: counter/,
+      /Allowed choices are dbbench, swegym, appworld, counter[\s\S]*the plug-ins in HARNESS_S_PLUGINS add: counter/,
     );
   }, 60_000);
 });
