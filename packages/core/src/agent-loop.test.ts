@@ -174,4 +174,24 @@ describe('evaluate', () => {
       /attempts per task must be an integer of at least k = 2, got 1/,
     );
   });
+
+  it('names an option a caller from JavaScript gets wrong, before any attempt', async () => {
+    const { environment, stats } = createCounterEnvironment();
+    const taskSet = await environment.loadTasks({});
+    const policy = createScriptedPolicy([callTool('submit')]);
+    const good = { environment, taskSet, split: 'dev', harness: createPlainHarness(), policy, k: 1, seed: 0 };
+    const options = { ...good, concurrency: 1, runId: 'r' };
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [{ taskSet: taskSet.tasks }, 'evaluate: taskSet must be a TaskSet, { tasks, unloadable }'],
+      [{ harness: createPlainHarness().spec }, 'evaluate: harness must be a Harness: createHarness(spec)'],
+      [{ k: 0 }, 'evaluate: k must be an integer >= 1, got 0'],
+      [{ seed: undefined }, 'evaluate: seed must be an integer, got undefined'],
+      [{ concurrency: undefined }, 'evaluate: concurrency must be an integer >= 1, got undefined'],
+      [{ runId: '' }, 'evaluate: runId must be a non-empty string'],
+      [{ split: undefined }, 'evaluate: split must be a string'],
+    ];
+    for (const [change, message] of refusals)
+      await expect(evaluate({ ...options, ...change } as never)).rejects.toThrow(message);
+    expect(stats.opened).toBe(0);
+  });
 });

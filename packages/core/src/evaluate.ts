@@ -2,7 +2,7 @@ import { runAttempt } from './agent-loop.js';
 import { mapConcurrent } from './concurrency.js';
 import type { Environment } from './environment.js';
 import { ConfigError } from './errors.js';
-import type { Harness } from './harness.js';
+import { type Harness, isHarness } from './harness.js';
 import type { Policy } from './policy.js';
 import { deriveSeed } from './random.js';
 import type { RunStore } from './run-store.js';
@@ -68,8 +68,26 @@ export interface EvaluationResult {
   trajectories: Trajectory[];
 }
 
+/** Refuses options a caller from JavaScript can get wrong, naming the option, before any attempt. */
+function checkEvaluationOptions<T extends Task>(options: EvaluationOptions<T>): void {
+  const bad = (what: string) => new ConfigError(`evaluate: ${what}`, { code: 'bad-evaluation' });
+  const integer = (name: 'k' | 'concurrency', value: unknown, minimum: number) => {
+    if (!Number.isInteger(value) || (value as number) < minimum)
+      throw bad(`${name} must be an integer >= ${minimum}, got ${String(value)}`);
+  };
+  if (!Array.isArray(options.taskSet?.tasks))
+    throw bad("taskSet must be a TaskSet, { tasks, unloadable }, as an environment's loadTasks returns");
+  if (!isHarness(options.harness)) throw bad('harness must be a Harness: createHarness(spec) of a harness spec');
+  integer('k', options.k, 1);
+  if (!Number.isInteger(options.seed)) throw bad(`seed must be an integer, got ${String(options.seed)}`);
+  integer('concurrency', options.concurrency, 1);
+  if (typeof options.runId !== 'string' || options.runId === '') throw bad('runId must be a non-empty string');
+  if (typeof options.split !== 'string') throw bad('split must be a string, the name the summary gives the tasks');
+}
+
 /** Runs k (or `attempts`) attempts of every task under one harness and summarises them. */
 export async function evaluate<T extends Task>(options: EvaluationOptions<T>): Promise<EvaluationResult> {
+  checkEvaluationOptions(options);
   const start = performance.now();
   const { environment, harness, policy, k } = options;
   const attempts = options.attempts ?? k;

@@ -63,3 +63,9 @@ export interface Harness {
   /** Actions to run before the policy's first turn, or null (most harnesses have none). */
   prelude?(task: Task, envTools: readonly ToolSpec[]): PreludeTurn | null;
 }
+
+/** Whether a value is a runnable `Harness` (a harness spec is data, not one: see `createHarness`). */
+export function isHarness(value: unknown): value is Harness {
+  const harness = value as Partial<Harness> | null | undefined;
+  return typeof harness?.spec?.id === 'string' && typeof harness.start === 'function';
+}

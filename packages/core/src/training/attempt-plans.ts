@@ -63,12 +63,19 @@ export async function rescuePlans<T extends Task>(options: {
               step,
               random: new Random(deriveSeed(config.seed, step, slot, 'route')),
             })
-          ).map((id) => {
+          ).map((id, index, ids) => {
             const harness = poolById.get(id);
             if (!harness)
               throw new ConfigError(`router ${router.id} chose '${id}', which is not in the pool`, {
                 code: 'bad-route',
               });
+            if (ids.indexOf(id) !== index)
+              throw new ConfigError(
+                `router ${router.id} chose '${id}' twice for ${task.id}; a rescue set is distinct variants`,
+                {
+                  code: 'bad-route',
+                },
+              );
             return harness;
           })
         : Array.from({ length: shape.variants }, () => h0);

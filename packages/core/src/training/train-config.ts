@@ -60,7 +60,7 @@ export function rescueShape(config: TrainConfig): { variants: number; attemptsPe
 export function requirePool(method: string, pool: number | boolean): void {
   if ((method === 'harness-s' || method === 'mixture') && !pool)
     throw new ConfigError(
-      `method ${method} needs a sibling pool (--pool DIR): grow one with \`harness-s evolve --env ENV --out DIR\`, or train with --method grpo or h0-resample, which need none`,
+      `method ${method} needs a sibling pool of harnesses (--pool DIR; grow one with \`harness-s evolve --env ENV --out DIR\`); grpo and h0-resample need none`,
       { code: 'no-pool' },
     );
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InfrastructureError } from '../errors.js';
+import type { Harness } from '../harness.js';
 import type { HarnessSpec } from '../harness-spec.js';
 import type { Policy } from '../policy.js';
 import { readTrajectories } from '../run-store.js';
@@ -61,10 +62,10 @@ async function run(
   method: 'grpo' | 'h0-resample' | 'mixture' | 'harness-s',
   extra: Record<string, unknown> = {},
   router?: RescueRouter,
+  trainer = recordingTrainer(),
 ) {
   const { environment } = createCounterEnvironment();
   const { tasks } = await environment.loadTasks({});
-  const trainer = recordingTrainer();
   const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
   const summary = await train({
     config: { method, steps: 2, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2, ...extra },
@@ -252,6 +253,47 @@ describe('the training loop', () => {
     );
     await expect(train({ ...base, config: { method: 'grpo', steps: 0 }, dir })).rejects.toThrow(
       /training config: steps/,
+    );
+  });
+
+  it('refuses what a caller from JavaScript gets wrong, by name: specs for harnesses, a trainer without a policy', async () => {
+    const { environment } = createCounterEnvironment();
+    const { tasks } = await environment.loadTasks({});
+    const base = {
+      environment,
+      tasks: { train: tasks, test: tasks },
+      h0: createPlainHarness(),
+      trainer: recordingTrainer(),
+    };
+    const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
+    const config = { method: 'harness-s' as const, steps: 1 };
+    const spec = variant('good-a').spec as unknown as Harness;
+    await expect(train({ ...base, config, pool: [variant('good-c'), spec], dir })).rejects.toThrow(
+      'pool[1] must be a Harness: createHarness(spec) of a harness spec (loadPool returns specs)',
+    );
+    await expect(
+      train({
+        ...base,
+        config: { method: 'grpo', steps: 1 },
+        trainer: { ...base.trainer, policy: undefined } as never,
+        dir,
+      }),
+    ).rejects.toThrow(/^trainer must be a Trainer/);
+  });
+
+  it('refuses a trainer whose update returns no policy, and a router that names a variant twice', async () => {
+    const silent = { ...recordingTrainer(), update: async () => undefined as never };
+    await expect(run('grpo', {}, undefined, silent)).rejects.toThrow(
+      'trainer recording: update() of step 1 returned no policy ({ policy, stats })',
+    );
+    const twice: RescueRouter = {
+      id: 'twice',
+      select: async ({ pool }) => [pool[0]?.id ?? '', pool[0]?.id ?? ''],
+      state: () => null,
+      restore() {},
+    };
+    await expect(run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 1 } }, twice)).rejects.toThrow(
+      /router twice chose 'good-a' twice for count-\d; a rescue set is distinct variants/,
     );
   });
 });

@@ -1,7 +1,7 @@
 import type { Environment } from '../environment.js';
 import { ConfigError } from '../errors.js';
 import { evaluate } from '../evaluate.js';
-import type { Harness } from '../harness.js';
+import { type Harness, isHarness } from '../harness.js';
 import { formatZodError } from '../jsonl.js';
 import { deriveSeed } from '../random.js';
 import type { Task } from '../task.js';
@@ -72,6 +72,17 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   const router: RescueRouter = options.router ?? new RandomRouter();
   const { environment, h0, trainer } = options;
   requirePool(config.method, pool.length);
+  // What a caller from JavaScript can pass wrong, refused by name before any attempt.
+  const notHarness = [h0, ...pool].findIndex((harness) => !isHarness(harness));
+  if (notHarness >= 0)
+    throw new ConfigError(
+      `${notHarness === 0 ? 'h0' : `pool[${notHarness - 1}]`} must be a Harness: createHarness(spec) of a harness spec (loadPool returns specs)`,
+      { code: 'bad-train-options' },
+    );
+  if (!trainer?.policy || typeof trainer.update !== 'function')
+    throw new ConfigError('trainer must be a Trainer: a policy, update(groups, step), state() and restore(state)', {
+      code: 'bad-train-options',
+    });
   if (options.tasks.train.length === 0) throw new ConfigError('no training tasks', { code: 'no-tasks' });
   if (options.tasks.test.length === 0)
     throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
@@ -278,6 +289,10 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       }
     }
     const update = await trainer.update(scoredGroups, step);
+    if (!update?.policy)
+      throw new ConfigError(`trainer ${trainer.id}: update() of step ${step} returned no policy ({ policy, stats })`, {
+        code: 'bad-trainer',
+      });
 
     const baseScored = base.filter(isScored);
     const infraErrors = [...base, ...rescueFlat].reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);

@@ -123,7 +123,7 @@ export class TrainStore {
     if (resume) {
       if (!existsSync(checkpointPath)) {
         if (!existsSync(join(dir, trainFiles.config))) {
-          throw new ConfigError(`--resume: no training run in ${dir}`, { code: 'bad-flag' });
+          throw new ConfigError(`resume: no training run in ${dir} (no config.json)`, { code: 'bad-flag' });
         }
       } else {
         const checkpoint = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
@@ -140,9 +140,12 @@ export class TrainStore {
         return { store, checkpoint };
       }
     } else if (existsSync(join(dir, trainFiles.trajectories)) || existsSync(checkpointPath)) {
-      throw new ConfigError(`${dir} already holds a training run; use --resume ${dir} or another --out`, {
-        code: 'run-exists',
-      });
+      throw new ConfigError(
+        `${dir} already holds a training run; resume it (--resume ${dir}) or train in another folder`,
+        {
+          code: 'run-exists',
+        },
+      );
     }
     await mkdir(join(dir, 'checkpoints'), { recursive: true });
     await writeJsonAtomic(join(dir, trainFiles.config), config);
