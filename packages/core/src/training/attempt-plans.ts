@@ -8,6 +8,8 @@ import { rescueShape, type TrainConfig } from './train-config.js';
 /** One attempt a training step runs: where, under which harness, and what its seed derives from. */
 export interface AttemptPlan<T extends Task> {
   task: T;
+  /** The task's place in the step's batch (a task may hold two places where an epoch ends). */
+  slot: number;
   harness: Harness;
   attempt: number;
   role: 'base' | 'rescue';
@@ -25,7 +27,7 @@ export function basePlans<T extends Task>(
     Array.from({ length: config.k }, (_, attempt) => {
       const harness =
         config.method === 'mixture' ? (mixture[(slot * config.k + attempt) % mixture.length] as Harness) : h0;
-      return { task, harness, attempt, role: 'base' as const, seedParts: [slot, 'base', attempt] };
+      return { task, slot, harness, attempt, role: 'base' as const, seedParts: [slot, 'base', attempt] };
     }),
   );
 }
@@ -90,6 +92,7 @@ export async function rescuePlans<T extends Task>(options: {
       filled.flatMap((harness, variantIndex) =>
         Array.from({ length: shape.attemptsPerVariant }, (_, repeat) => ({
           task,
+          slot,
           harness,
           attempt:
             config.method === 'h0-resample'
@@ -102,4 +105,18 @@ export async function rescuePlans<T extends Task>(options: {
     );
   }
   return plans;
+}
+
+/**
+ * The group id of each place in a step's batch: `<step>:<taskId>`, and for a task's second place in
+ * the same batch (a batch that spans the end of an epoch may draw a task again) `<step>:<taskId>@2`,
+ * so every group, and every attempt (`<groupId>#<harness>#<attempt>`), has an id of its own.
+ */
+export function groupIdsOf(batch: readonly Task[], step: number): string[] {
+  const seen = new Map<string, number>();
+  return batch.map((task) => {
+    const place = (seen.get(task.id) ?? 0) + 1;
+    seen.set(task.id, place);
+    return place === 1 ? `${step}:${task.id}` : `${step}:${task.id}@${place}`;
+  });
 }

@@ -281,6 +281,26 @@ describe('the training loop', () => {
     ).rejects.toThrow(/^trainer must be a Trainer/);
   });
 
+  it('gives a task drawn twice in one batch (an epoch ends inside it) a group and attempt ids of its own', async () => {
+    // Three tasks, four places: the second epoch's first task is one of the first epoch's.
+    const { summary, dir, trainer } = await run('harness-s', { steps: 1, batchSize: 4 });
+    const trajectories = await readTrajectories(dir);
+    expect(new Set(trajectories.map((trajectory) => trajectory.id)).size).toBe(trajectories.length);
+    const groups = [...new Set(trajectories.map((trajectory) => trajectory.training?.groupId))];
+    expect(groups).toHaveLength(4);
+    const again = groups.filter((id) => id?.endsWith('@2'));
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatch(/^1:count-\d@2$/);
+    expect(trajectories.filter((trajectory) => trajectory.training?.groupId === again[0])[0]?.id).toMatch(
+      /^1:count-\d@2#/,
+    );
+    // Four groups in the update and the metrics, as there were four places.
+    expect(trainer.updates[0]?.map((group) => group.groupId).sort()).toEqual(
+      [...new Set(trainer.updates[0]?.map((group) => group.groupId))].sort(),
+    );
+    expect(summary.rescueTriggerRate * 4).toBeCloseTo(Math.round(summary.rescueTriggerRate * 4), 12);
+  });
+
   it('refuses a trainer whose update returns no policy, and a router that names a variant twice', async () => {
     const silent = { ...recordingTrainer(), update: async () => undefined as never };
     await expect(run('grpo', {}, undefined, silent)).rejects.toThrow(

@@ -7,7 +7,7 @@ import { deriveSeed } from '../random.js';
 import type { Task } from '../task.js';
 import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
-import { type AttemptPlan, basePlans, rescuePlans } from './attempt-plans.js';
+import { type AttemptPlan, basePlans, groupIdsOf, rescuePlans } from './attempt-plans.js';
 import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
 import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
@@ -137,9 +137,13 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   };
 
   const runner = options.runner ?? inProcessRunner(config.concurrency);
-  const runPlans = async (plans: readonly AttemptPlan<T>[], step: number): Promise<Trajectory[]> => {
+  const runPlans = async (
+    plans: readonly AttemptPlan<T>[],
+    step: number,
+    groupIds: readonly string[],
+  ): Promise<Trajectory[]> => {
     const requests = plans.map((plan) => ({
-      attemptId: `${step}:${plan.task.id}#${plan.harness.spec.id}#${plan.attempt}`,
+      attemptId: `${groupIds[plan.slot]}#${plan.harness.spec.id}#${plan.attempt}`,
       task: plan.task,
       harness: plan.harness,
       attempt: plan.attempt,
@@ -158,7 +162,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       return {
         ...trajectory,
         id: requests[index]?.attemptId ?? trajectory.id,
-        training: { step, groupId: `${step}:${plan.task.id}`, role: plan.role, retained: false },
+        training: { step, groupId: groupIds[plan.slot] as string, role: plan.role, retained: false },
       };
     });
   };
@@ -198,7 +202,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
 
     // Base attempts: K per task, under H0 or rotated over the fixed mixture.
     options.onProgress?.({ step, steps: config.steps, phase: 'base' });
-    const base = await runPlans(basePlans(batch, config, h0, mixture), step);
+    const groupIds = groupIdsOf(batch, step);
+    const base = await runPlans(basePlans(batch, config, h0, mixture), step, groupIds);
 
     // Rescue for every group whose scored base attempts all failed.
     const triggered = batch.map((_, slot) => {
@@ -210,7 +215,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     const rescueGroups: AttemptPlan<T>[][] = rescues
       ? await rescuePlans({ batch, triggered, config, step, h0, pool, router })
       : [];
-    const rescueFlat = await runPlans(rescueGroups.flat(), step);
+    const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds);
 
     // Retained groups and their advantages.
     options.onProgress?.({ step, steps: config.steps, phase: 'update' });
@@ -258,7 +263,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       if (!keep) metrics.droppedGroups += 1;
       if (keep && retained.length > 0) {
         scoredGroups.push({
-          groupId: `${step}:${task.id}`,
+          groupId: groupIds[slot] as string,
           taskId: task.id,
           trajectories: retained.map((trajectory, index) => ({
             trajectory,
@@ -280,7 +285,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           ...trajectory,
           training: {
             step,
-            groupId: `${step}:${task.id}`,
+            groupId: groupIds[slot] as string,
             role: trajectory.training?.role ?? 'base',
             retained: advantage !== undefined,
             ...(advantage !== undefined ? { advantage } : {}),
