@@ -139,7 +139,7 @@ export function rank1Table(records: readonly ReportRecord[]): string {
     withRank1
       ? 'Rank-1 routing after training (harness-s)'
       : "The router's top choice before and after training (harness-s)",
-    `${withRank1 ? "Each test task under the router's single top choice, against H0 on the same attempt seeds. " : ''}H0 top: the share of test tasks whose top choice is H0, with profiles anchored before and after training.`,
+    `${withRank1 ? "Each test task under the router's single top choice, against H0 on the same attempt seeds (an evaluation of its own: other draws than the results table's). " : ''}H0 top: the share of test tasks whose top choice is H0, with profiles anchored before and after training.`,
     [
       'Environment',
       'Seeds',

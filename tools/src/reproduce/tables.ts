@@ -80,7 +80,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
   const routed = main.filter((record) => record.rank1);
   if (routed.length) {
     sections.push(
-      `Rank-1 routing after training (harness-s)\n${renderTable(
+      `Rank-1 routing after training (harness-s; H0 on the same draws as Rank-1, apart from the table above)\n${renderTable(
         ['env', `H0 Avg@${k}`, `Rank-1 Avg@${k}`, `H0 Pass@${k}`, `Rank-1 Pass@${k}`, 'H0 top choice before', 'after'],
         envs.flatMap((env) => {
           const runs = routed.filter((record) => record.env === env);
