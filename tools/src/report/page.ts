@@ -1,10 +1,11 @@
 import { basename } from 'node:path';
+import { clearOfZero, pairedDifference, pairedDifferenceText } from '../paired-differences.js';
 import { chartsSection } from './charts.js';
 import { escapeHtml } from './html.js';
 import { sortMethods } from './palette.js';
 import type { RunFolder } from './run-folder.js';
 import { documentHtml } from './shell.js';
-import { mean, unique } from './stats.js';
+import { mean, percentText, unique } from './stats.js';
 import { tablesSection } from './tables.js';
 import type { PickedGroup } from './trajectory-picker.js';
 import { viewerSection } from './viewer.js';
@@ -47,7 +48,11 @@ function settingsChips(folder: RunFolder): string {
   return `<ul class="chips">${chips.map(([label, value]) => `<li><b>${escapeHtml(label)}</b>${escapeHtml(value)}</li>`).join('')}</ul>`;
 }
 
-/** Per environment: how harness-s compares with plain GRPO, the paper's headline. */
+/**
+ * Per environment: how harness-s compares with plain GRPO, the paper's headline, as a mean
+ * difference paired by seed with its 95% t interval. Coloured up or down only when the interval
+ * stands clear of 0; within the spread between seeds it reads as even.
+ */
 function headlines(folder: RunFolder): string {
   const main = folder.runs.map((run) => run.record).filter((record) => record.variant === 'main');
   const cards = unique(main.map((record) => record.env)).flatMap((env) => {
@@ -56,22 +61,27 @@ function headlines(folder: RunFolder): string {
     const baseline = of('grpo');
     if (ours.length === 0 || baseline.length === 0) return [];
     const k = ours[0]?.evalUnderH0.k ?? 3;
-    const delta = (pick: (record: (typeof main)[number]) => number) =>
-      (mean(ours.map(pick)) - mean(baseline.map(pick))) * 100;
-    const card = (label: string, value: number, sub: string) =>
-      `<div class="headline"><div class="label">${escapeHtml(label)}</div><div class="value"><span class="${Math.abs(value) < 0.05 ? 'even' : value > 0 ? 'up' : 'down'}">${Math.abs(value) < 0.05 ? '±' : value > 0 ? '+' : '−'}${Math.abs(value).toFixed(1)}</span> <small>points</small></div><div class="sub">${escapeHtml(sub)}</div></div>`;
+    type Pick = (record: (typeof main)[number]) => number;
+    const card = (label: string, pick: Pick) => {
+      const difference = pairedDifference(
+        ours.flatMap((record) => {
+          const partner = baseline.find((other) => other.seed === record.seed);
+          return partner ? [pick(record) - pick(partner)] : [];
+        }),
+      );
+      if (difference.pairs === 0) return '';
+      const side = clearOfZero(difference);
+      const [value, ...interval] = pairedDifferenceText(difference).split(' ');
+      const spread = interval.length
+        ? `95% interval ${interval.join(' ')} over ${difference.pairs} seeds${side === 0 ? ', within the spread between seeds' : ''}`
+        : '1 seed: no interval';
+      const means = `${percentText(mean(ours.map(pick)))}% vs ${percentText(mean(baseline.map(pick)))}%`;
+      return `<div class="headline"><div class="label">${escapeHtml(label)}</div><div class="value"><span class="${side > 0 ? 'up' : side < 0 ? 'down' : 'even'}">${escapeHtml((value ?? '').replace('-', '−'))}</span> <small>points</small></div><div class="sub">${escapeHtml(`${means}; ${spread}`)}</div></div>`;
+    };
     return [
-      card(
-        `${env}: Avg@${k} under H0, harness-s vs grpo`,
-        delta((record) => record.evalUnderH0.avgAtK),
-        `${(mean(ours.map((record) => record.evalUnderH0.avgAtK)) * 100).toFixed(1)}% vs ${(mean(baseline.map((record) => record.evalUnderH0.avgAtK)) * 100).toFixed(1)}%`,
-      ),
-      card(
-        `${env}: effective-group rate, harness-s vs grpo`,
-        delta((record) => record.effectiveGroupRate),
-        `${(mean(ours.map((record) => record.effectiveGroupRate)) * 100).toFixed(1)}% vs ${(mean(baseline.map((record) => record.effectiveGroupRate)) * 100).toFixed(1)}%`,
-      ),
-    ];
+      card(`${env}: Avg@${k} under H0, harness-s vs grpo`, (record) => record.evalUnderH0.avgAtK),
+      card(`${env}: effective-group rate, harness-s vs grpo`, (record) => record.effectiveGroupRate),
+    ].filter(Boolean);
   });
   return cards.length ? `<div class="headlines">${cards.join('')}</div>` : '';
 }

@@ -196,6 +196,13 @@ describe('harness-s report', () => {
     expect(html).toMatch(
       /harness-s − grpo<\/td><td class="num">2<\/td>(<td class="num clear-up">\+10\.0 \[\+10\.0, \+10\.0\]<\/td>){2}<td class="num">\+0\.0 \[\+0\.0, \+0\.0\]<\/td>/,
     );
+    // The headline cards say the same, with the interval: Avg@3 clear of 0 (up), effective groups even.
+    expect(html).toContain(
+      '<span class="up">+10.0</span> <small>points</small></div><div class="sub">70.0% vs 60.0%; 95% interval [+10.0, +10.0] over 2 seeds</div>',
+    );
+    expect(html).toContain(
+      '<span class="even">+0.0</span> <small>points</small></div><div class="sub">50.0% vs 50.0%; 95% interval [+0.0, +0.0] over 2 seeds, within the spread between seeds</div>',
+    );
     // No network: nothing is loaded from anywhere.
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//);
     expect(html).not.toMatch(/@import|url\(/);
