@@ -102,13 +102,23 @@ function routerChart(env: string, runs: readonly ReportRun[]): string {
         ids.map((harnessId) => [harnessId, mean(lines.map((line) => line.topShares[harnessId] ?? 0))]),
       );
     });
+    // The first profiles read as before training, those anchored on the trained policy as after it.
+    const trainedSteps = Math.max(...logged.map((run) => run.record.steps));
+    const label = (step: number) => {
+      const anchored = logged.flatMap((run) => run.router.filter((line) => line.step === step))[0]?.anchoredAtStep;
+      return anchored === 0
+        ? 'before training'
+        : anchored !== undefined && anchored >= trainedSteps
+          ? 'after training'
+          : `step ${step}`;
+    };
     return stackedBarChart(
       {
         id,
         title: "Router's top choice over training",
-        note: `Share of validation tasks whose top-ranked harness is each one, at every re-anchoring (mean over ${logged.length} seed${logged.length > 1 ? 's' : ''}).`,
+        note: `Share of validation tasks whose top-ranked harness is each one, with the profiles the router held at each anchoring: before training, at every re-anchoring (before the step named) and after training (mean over ${logged.length} seed${logged.length > 1 ? 's' : ''}).`,
       },
-      steps.map((step) => `step ${step}`),
+      steps.map(label),
       stacksOf(shares),
     );
   }

@@ -142,6 +142,8 @@ async function reproductionFolder(options: { torn?: boolean } = {}): Promise<str
             h0TopShare: 0.75,
             topShares: { h0: 0.75, 'v-inspect': 0.25 },
           },
+          // Anchored on the trained policy (the run has 2 steps).
+          { step: 3, anchoredAtStep: 2, policyVersion: 'sim@2', h0TopShare: 1, topShares: { h0: 1 } },
         ]),
       );
     }
@@ -218,9 +220,11 @@ describe('harness-s report', () => {
       'dbbench-router',
       'dbbench-profiles-initial',
     ]);
-    // The router chart comes from router.jsonl: H0's mean share rises from 25% to 75%.
-    expect(html).toContain('step 1: H0 25%');
+    // The router chart comes from router.jsonl: H0's mean share rises from 25% before training to
+    // 75% at the re-anchoring before step 2 and 100% after training.
+    expect(html).toContain('before training: H0 25%');
     expect(html).toContain('step 2: H0 75%');
+    expect(html).toContain('after training: H0 100%');
   });
 
   it('shows only rescue groups a variant solved, at most the asked number, with their attempts', async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
   Checkpoint,
@@ -59,6 +59,24 @@ export async function dropAnchorsAfterCheckpoint(dir: string): Promise<number> {
     (value) => (value as { anchoredAtStep: number }).anchoredAtStep,
   );
   return done;
+}
+
+/**
+ * Logs an anchor's top choices on the validation tasks to the run's `router.jsonl`, for the report's
+ * chart of the router over training: the first profiles (anchored before step 1), every
+ * re-anchoring, and the profiles anchored on the trained policy (`anchoredAtStep` = the run's steps).
+ */
+export async function logRouterAnchor(dir: string, profiles: ProfileSet, validation: readonly Task[]): Promise<void> {
+  const shares = await topShares(profiles, validation);
+  const line = {
+    step: profiles.anchoredAtStep + 1,
+    anchoredAtStep: profiles.anchoredAtStep,
+    policyVersion: profiles.policyVersion,
+    h0TopShare: shares[profiles.h0.harnessId] ?? 0,
+    topShares: shares,
+  };
+  await mkdir(dir, { recursive: true });
+  await appendFile(join(dir, 'router.jsonl'), `${JSON.stringify(line)}\n`);
 }
 
 /** Share of tasks for which each harness is the Rank-1 choice under these profiles. */
@@ -121,6 +139,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
   const dir = join(options.root, 'train', options.environment.id, variant, method, `seed-${seed}`);
   const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy(options.sim ?? {}));
   const anchors: Array<Promise<unknown>> = [];
+  const logAnchor = (profiles: ProfileSet) => logRouterAnchor(dir, profiles, options.splits.validation);
   const router =
     method === 'harness-s'
       ? new AdaptiveRouter({
@@ -130,19 +149,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
           reanchorEvery: budget.reanchorEvery,
           profileK: budget.profileK,
           onAnchor: (profiles) => {
-            anchors.push(
-              (async () => {
-                const shares = await topShares(profiles, options.splits.validation);
-                const line = {
-                  step: profiles.anchoredAtStep + 1,
-                  anchoredAtStep: profiles.anchoredAtStep,
-                  policyVersion: profiles.policyVersion,
-                  h0TopShare: shares[profiles.h0.harnessId] ?? 0,
-                  topShares: shares,
-                };
-                await appendFile(join(dir, 'router.jsonl'), `${JSON.stringify(line)}\n`);
-              })(),
-            );
+            anchors.push(logAnchor(profiles));
           },
         })
       : undefined;
@@ -158,6 +165,8 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
     for (let step = 0; step < summary.steps; step += 1) options.onStep?.(`${label}, trained before`);
   } else {
     const done = await dropAnchorsAfterCheckpoint(dir);
+    // The first anchor (the profiles it starts from), logged before any step.
+    if (router && done === 0) await logAnchor(options.initialProfiles);
     for (let step = 0; step < done; step += 1) options.onStep?.(`${label}, trained before`);
     summary = await train({
       ...(options.signal ? { signal: options.signal } : {}),
