@@ -34,6 +34,21 @@ function evalPoints(run: ReportRun) {
   return run.record.initialEvalUnderH0 ? [{ step: 0, ...run.record.initialEvalUnderH0 }, ...fromSteps] : fromSteps;
 }
 
+/**
+ * A run's rescue success so far at each step: rescued groups with a success over groups rescued,
+ * from step 1 on. A step holds a handful of rescues, so its own rate jumps between 0 and 1; the
+ * running rate is what the run's summary ends with.
+ */
+function cumulativeRescueSuccess(run: ReportRun): Array<{ x: number; y: number }> {
+  let rescued = 0;
+  let succeeded = 0;
+  return run.steps.flatMap((step) => {
+    rescued += step.rescueTriggered;
+    succeeded += step.rescueSucceeded;
+    return rescued > 0 ? [{ x: step.step, y: succeeded / rescued }] : [];
+  });
+}
+
 function rescueSeries(runs: readonly ReportRun[]): LineSeries[] {
   const rescuing = runs.filter((run) => rescueMethods.has(run.record.method));
   const keys = unique(
@@ -43,7 +58,7 @@ function rescueSeries(runs: readonly ReportRun[]): LineSeries[] {
       ),
     ),
   );
-  return keys.map((key) => {
+  const series = keys.map((key) => {
     const [method = '', variant = 'main'] = key.split('|');
     const label = variant === 'main' ? method : `${method}: ${variantLabels[variant] ?? variant}`;
     return {
@@ -53,10 +68,12 @@ function rescueSeries(runs: readonly ReportRun[]): LineSeries[] {
       points: meanCurve(
         rescuing
           .filter((run) => run.record.method === method && run.record.variant === variant)
-          .map((run) => run.steps.map((step) => ({ x: step.step, y: step.rescueSuccessRate }))),
+          .map(cumulativeRescueSuccess),
       ),
     };
   });
+  // The ablations' dashed lines first, so the methods' solid lines are drawn over them.
+  return [...series.filter((line) => line.dashed), ...series.filter((line) => !line.dashed)];
 }
 
 /** Stacks of shares per category, the largest parts first, the rest folded into `other`. */
@@ -261,8 +278,8 @@ export function environmentCharts(env: string, folder: RunFolder): string[] {
       lineChart(
         {
           id: `${slug(env)}-rescue`,
-          title: 'Rescue success',
-          note: 'All-failed groups whose rescue group has a success (steps with rescue only).',
+          title: 'Rescue success so far',
+          note: 'Rescued groups with a success over the groups rescued up to each step (what the run summary ends with), mean over seeds.',
         },
         rescue,
       ),

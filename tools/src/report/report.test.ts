@@ -225,6 +225,9 @@ describe('harness-s report', () => {
     expect(html).toContain('before training: H0 25%');
     expect(html).toContain('step 2: H0 75%');
     expect(html).toContain('after training: H0 100%');
+    // Rescue success so far: each seed rescues 1 of 1 at step 1 and 0 of 1 at step 2, 1 of 2 in all.
+    expect(html).toContain('<title>harness-s, step 1: 100% ± 0% (2 seeds)</title>');
+    expect(html).toContain('<title>harness-s, step 2: 50% ± 0% (2 seeds)</title>');
   });
 
   it('shows only rescue groups a variant solved, at most the asked number, with their attempts', async () => {
