@@ -97,12 +97,12 @@ export function renderEvalPage(
     `${title}: ${basename(dir)}`,
     `<header class="top"><div class="wrap">
 <h1>${escapeHtml(title)}</h1>
-<p class="subtitle">${escapeHtml(basename(dir))} · ${summary.tasks} tasks · ${trajectories.length} attempts</p>
+<p class="subtitle">${escapeHtml(basename(dir))} · ${summary.tasks} tasks${summary.unloadable.length ? ` (${summary.unloadable.length} more could not be loaded)` : ''} · ${trajectories.length} attempts</p>
 <ul class="chips">${chips.map(([label, value]) => `<li><b>${escapeHtml(label)}</b>${escapeHtml(value)}</li>`).join('')}</ul>
 </div></header>
 <nav class="sections"><div class="wrap"><a href="#results">Results</a><a href="#trajectories">Trajectories</a></div></nav>
 <main class="wrap">
-<div class="headlines">${card(`Pass@${k}`, percent(summary.passAtK), 'unbiased estimate, mean over tasks')}${card(`Avg@${k}`, percent(summary.avgAtK), 'mean success over attempts')}${card('Solved', `${summary.solved} / ${summary.tasks}`, 'tasks solved at least once')}</div>
+<div class="headlines">${card(`Pass@${k}`, percent(summary.passAtK), 'unbiased estimate, mean over tasks')}${card(`Avg@${k}`, percent(summary.avgAtK), 'mean success over attempts')}${card('Solved', `${summary.solved} / ${summary.tasks}`, `tasks solved at least once${summary.unloadable.length ? `; ${summary.unloadable.length} not loadable, not counted` : ''}`)}</div>
 <section id="results"><h2>Results</h2>
 ${table('By category', ['category', 'tasks', `Pass@${k}`, `Avg@${k}`], categoryRows)}
 ${table('How attempts ended', ['stop reason', 'attempts'], stops)}

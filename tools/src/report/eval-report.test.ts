@@ -34,6 +34,10 @@ describe('the report of an evaluation run', () => {
     expect(html).toContain('<h1>Harness-S evaluation report</h1>');
     expect(html).toContain(`${(summary.passAtK * 100).toFixed(1)}%`);
     expect(html).toContain(`${summary.solved} / ${summary.tasks}`);
+    // A task that could not be loaded is said on the first screen, apart from the ones counted.
+    expect(summary.unloadable).toHaveLength(1);
+    expect(html).toContain(`${summary.tasks} tasks (1 more could not be loaded)`);
+    expect(html).toContain('tasks solved at least once; 1 not loadable, not counted');
     for (const task of summary.perTask) {
       expect(html).toContain(`data-group="${task.id}"`);
       expect(html).toContain(`${task.successes}/${task.attempts} solved`);

@@ -69,7 +69,11 @@ export function mainTable(records: readonly ReportRecord[]): string {
   });
   return table(
     `Pass@${k} and Avg@${k} under H0 on the test split`,
-    'Mean ± sample standard deviation over seeds, in percent. The best method per environment is marked. Rates over the whole training run: effective groups are retained groups with both a success and a failure (the only ones with a gradient), effective tokens the policy tokens in them as a share of all retained ones, all-failed groups those whose K attempts under H0 all failed (rescued by harness-s and h0-resample, kept as they are by grpo and mixture), rescue success the rescued groups with a success.',
+    `${
+      main.length > unique(main.map((record) => `${record.env}|${record.method}`)).length
+        ? 'Mean ± sample standard deviation over seeds, in percent. The best method per environment is marked.'
+        : 'In percent, one run per method.'
+    } Rates over the whole training run: effective groups are retained groups with both a success and a failure (the only ones with a gradient), effective tokens the policy tokens in them as a share of all retained ones, all-failed groups those whose K attempts under H0 all failed (rescued by harness-s and h0-resample, kept as they are by grpo and mixture), rescue success the rescued groups with a success.`,
     [
       'Environment',
       'Method',

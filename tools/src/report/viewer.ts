@@ -128,7 +128,7 @@ function groupHtml(group: PickedGroup): string {
 /** The trajectory viewer: each picked group collapsed, opening to its attempts side by side. */
 export function viewerSection(groups: readonly PickedGroup[]): string {
   if (groups.length === 0) {
-    return '<p class="empty-note">No rescue group with a successful rescue attempt in this run folder (or its trajectories are missing).</p>';
+    return '<p class="empty-note">No rescue group with a successful rescue attempt in this run folder: its methods do not rescue (grpo, mixture), no rescue succeeded, or its trajectories are missing.</p>';
   }
   return `<p class="section-note">Groups whose K attempts under H0 all failed and whose rescue group solved the task at least once. Open a group to compare its attempts side by side.</p>${groups.map(groupHtml).join('\n')}`;
 }
