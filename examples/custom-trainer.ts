@@ -7,6 +7,7 @@
  *
  * (or `node` on a build of it). `docs/library.md` walks through it.
  */
+import { pathToFileURL } from 'node:url';
 import {
   evaluate,
   type Harness,
@@ -175,7 +176,7 @@ export async function runExample(dir: string): Promise<ExampleResult> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = process.argv[2] ?? `runs/library-example-${Date.now()}`;
   const result = await runExample(dir);
   console.log(`pool: ${result.pool.map((harness) => harness.spec.id).join(', ')}`);

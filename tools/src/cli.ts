@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { HarnessError } from '@harness-s/core';
+import { ConfigError, HarnessError } from '@harness-s/core';
 import { CommanderError } from 'commander';
 import { invokedFrom } from './invoked-from.js';
 import { loadedPluginEnvironments, loadPlugins } from './plugins.js';
@@ -22,7 +22,21 @@ function environmentHint(error: CommanderError): string {
 try {
   // `npm run harness-s -- ...` runs in the repository's root: the paths typed are from where npm was run.
   const userFolder = invokedFrom();
-  if (userFolder) process.chdir(userFolder);
+  if (userFolder) {
+    try {
+      process.chdir(userFolder);
+    } catch (error) {
+      throw new ConfigError(
+        `npm run harness-s: cannot work in ${userFolder}, where npm was run: ${(error as Error).message}`,
+        {
+          code: 'bad-folder',
+        },
+      );
+    }
+    // Commands this one starts (an --on-batch hook running harness-s) are not npm's script.
+    delete process.env['npm_lifecycle_event'];
+    delete process.env['INIT_CWD'];
+  }
   // Plug-ins first: their environments are among --env's choices.
   await loadPlugins();
   const program = createProgram();

@@ -65,6 +65,9 @@ describe('registering a plug-in', () => {
     expect(() => registerPlugin({ ...plugin, harnesses: { h0: h0('counter') } }, 'mine.js')).toThrow(
       "plug-in mine.js: harnesses.h0 is a harness of env 'counter', not of the environment's name 'tally-2'",
     );
+    expect(() => registerPlugin({ ...plugin, harnesses: { h0: () => 42 as never } }, 'mine.js')).toThrow(
+      'plug-in mine.js: harnesses.h0 must return a harness spec (data with an env), not a Harness or anything else',
+    );
     // An environment whose id is not its name is refused when it is made.
     registerPlugin({
       ...plugin,

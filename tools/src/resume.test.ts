@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalSummary } from '@harness-s/core';
@@ -35,14 +35,20 @@ describe('--resume keeps the settings the run was started with', () => {
     expect(whole.env).toBe('appworld');
     const recorded = await lines(join(out, 'trajectories.jsonl'));
     expect(recorded).toHaveLength(6);
-    // Interrupted after two attempts.
-    await writeFile(join(out, 'trajectories.jsonl'), `${recorded.slice(0, 2).join('\n')}\n`);
+    // Killed after two attempts (no summary), which ran an hour apart.
+    const [first, second] = recorded.slice(0, 2).map((line) => JSON.parse(line));
+    second.timings.startedAt = new Date(Date.parse(first.timings.startedAt) + 3_600_000).toISOString();
+    await writeFile(
+      join(out, 'trajectories.jsonl'),
+      `${[first, second].map((line) => JSON.stringify(line)).join('\n')}\n`,
+    );
+    await rm(join(out, 'summary.json'));
     await cli(['eval', '--resume', out, '--quiet', '--concurrency', '1']);
     expect(await lines(join(out, 'trajectories.jsonl'))).toHaveLength(6);
     const resumed = await summaryOf(out);
     expect(stable(resumed)).toEqual(stable(whole));
-    // The time the run took before is kept, and this session's added to it.
-    expect(resumed.durationMs).toBeGreaterThan(whole.durationMs);
+    // The killed session's time (its attempts' span) is kept, and this session's added to it.
+    expect(resumed.durationMs).toBeGreaterThan(3_600_000);
     // Resuming a finished run runs nothing and keeps its time.
     await cli(['eval', '--resume', out, '--quiet']);
     expect(await lines(join(out, 'trajectories.jsonl'))).toHaveLength(6);

@@ -10,6 +10,7 @@ import {
   readTrajectories,
   type Task,
   type TaskSet,
+  type Trajectory,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { checkCodeLanguage } from '../base-harness.js';
@@ -121,8 +122,8 @@ export async function runEval(
     if (flags.resume && !existsSync(dir))
       throw new ConfigError(`--resume: no run folder at ${dir}`, { code: 'bad-flag' });
     const resumeFrom = flags.resume ? await readTrajectories(dir) : [];
-    // A finished run's summary keeps the time it took; a resumed one adds this session's to it.
-    const earlierDurationMs = flags.resume ? await recordedDuration(dir) : 0;
+    // The time the run took before: a finished run's summary says it; a killed one's attempts span it.
+    const earlierDurationMs = flags.resume ? ((await recordedDuration(dir)) ?? attemptsSpan(resumeFrom)) : 0;
     const runId = dir.split('/').pop() ?? 'run';
     const routed =
       flags.routing === 'rank1'
@@ -199,15 +200,28 @@ export async function runEval(
   }
 }
 
-/** The `durationMs` of a run folder's summary, 0 when it has none (a run killed before it ended). */
-async function recordedDuration(dir: string): Promise<number> {
+/** The `durationMs` of a run folder's summary; undefined when it has none (a run killed before it ended). */
+async function recordedDuration(dir: string): Promise<number | undefined> {
   try {
     const { durationMs } = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { durationMs?: unknown };
-    return typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs >= 0 ? durationMs : 0;
+    return typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs >= 0 ? durationMs : undefined;
   } catch {
-    // No summary (killed before the end) or a torn one: the earlier time is not known.
-    return 0;
+    // No summary, or a torn one.
+    return undefined;
   }
+}
+
+/** From the first recorded attempt's start to the last one's end: the time a killed session ran. */
+function attemptsSpan(trajectories: readonly Trajectory[]): number {
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const { timings } of trajectories) {
+    const start = Date.parse(timings.startedAt);
+    if (!Number.isFinite(start)) continue;
+    first = Math.min(first, start);
+    last = Math.max(last, start + timings.totalMs);
+  }
+  return last > first ? last - first : 0;
 }
 
 /** The keys every evaluation's summary has; the environment's own (`extendSummary`) are the others. */

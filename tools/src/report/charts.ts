@@ -43,7 +43,7 @@ function cumulativeRescueSuccess(run: ReportRun): Array<{ x: number; y: number }
   let rescued = 0;
   let succeeded = 0;
   return run.steps.flatMap((step) => {
-    rescued += step.rescueTriggered;
+    rescued += step.rescued ?? step.rescueTriggered;
     succeeded += step.rescueSucceeded;
     return rescued > 0 ? [{ x: step.step, y: succeeded / rescued }] : [];
   });

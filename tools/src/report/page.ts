@@ -62,20 +62,21 @@ function headlines(folder: RunFolder): string {
     if (ours.length === 0 || baseline.length === 0) return [];
     const k = ours[0]?.evalUnderH0.k ?? 3;
     type Pick = (record: (typeof main)[number]) => number;
+    // Runs of the same seed, and only those: the means and the difference are of the same pairs.
+    const pairs = ours.flatMap((record) => {
+      const partner = baseline.find((other) => other.seed === record.seed);
+      return partner ? [[record, partner] as const] : [];
+    });
+    const unpaired = Math.max(ours.length, baseline.length) - pairs.length;
     const card = (label: string, pick: Pick) => {
-      const difference = pairedDifference(
-        ours.flatMap((record) => {
-          const partner = baseline.find((other) => other.seed === record.seed);
-          return partner ? [pick(record) - pick(partner)] : [];
-        }),
-      );
+      const difference = pairedDifference(pairs.map(([run, partner]) => pick(run) - pick(partner)));
       if (difference.pairs === 0) return '';
       const side = clearOfZero(difference);
       const [value, ...interval] = pairedDifferenceText(difference).split(' ');
       const spread = interval.length
         ? `95% interval ${interval.join(' ')} over ${difference.pairs} seeds${side === 0 ? ', within the spread between seeds' : ''}`
         : '1 seed: no interval';
-      const means = `${percentText(mean(ours.map(pick)))}% vs ${percentText(mean(baseline.map(pick)))}%`;
+      const means = `${percentText(mean(pairs.map(([run]) => pick(run))))}% vs ${percentText(mean(pairs.map(([, partner]) => pick(partner))))}%${unpaired > 0 ? ` (the seeds both ran; ${unpaired} run${unpaired > 1 ? 's' : ''} without a pair left out)` : ''}`;
       return `<div class="headline"><div class="label">${escapeHtml(label)}</div><div class="value"><span class="${side > 0 ? 'up' : side < 0 ? 'down' : 'even'}">${escapeHtml((value ?? '').replace('-', '−'))}</span> <small>points</small></div><div class="sub">${escapeHtml(`${means}; ${spread}`)}</div></div>`;
     };
     return [

@@ -46,6 +46,8 @@ export const ReportStep = z.object({
   groups: z.number().int().default(0),
   effectiveGroupRate: z.number(),
   rescueTriggered: z.number().int().default(0),
+  /** Groups rescued; older runs do not say (then: the triggered ones). */
+  rescued: z.number().int().optional(),
   rescueSucceeded: z.number().int().default(0),
   rescueSuccessRate: z.number().nullish(),
   harnessUsage: z.record(z.string(), z.object({ attempts: z.number(), successes: z.number() })).default({}),

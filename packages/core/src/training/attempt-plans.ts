@@ -108,8 +108,8 @@ export async function rescuePlans<T extends Task>(options: {
 }
 
 /**
- * The group id of each place in a step's batch: `<step>:<taskId>`, and for a task's second place in
- * the same batch (a batch that spans the end of an epoch may draw a task again) `<step>:<taskId>@2`,
+ * The group id of each place in a step's batch: `<step>:<taskId>`, and for a task's n-th place in
+ * the same batch (a batch that spans the end of an epoch may draw a task again) `<step>:<taskId>@n`,
  * so every group, and every attempt (`<groupId>#<harness>#<attempt>`), has an id of its own.
  */
 export function groupIdsOf(batch: readonly Task[], step: number): string[] {

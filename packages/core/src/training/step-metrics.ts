@@ -20,6 +20,8 @@ export const StepMetrics = z.object({
   /** Groups whose attempts under H0 all failed. */
   rescueTriggered: z.number().int(),
   rescueTriggerRate: z.number(),
+  /** Groups rescued (a rescue group replaced them): the triggered ones a rescue ran for; absent in older runs. */
+  rescued: z.number().int().optional(),
   /** Rescue groups with at least one success. */
   rescueSucceeded: z.number().int(),
   /** Null when no rescue ran in the step. */

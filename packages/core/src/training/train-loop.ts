@@ -314,6 +314,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       effectiveTokenShare: metrics.retainedTokens ? metrics.effectiveTokens / metrics.retainedTokens : 0,
       rescueTriggered: triggeredCount,
       rescueTriggerRate: triggeredCount / batch.length,
+      rescued: metrics.rescued,
       rescueSucceeded: metrics.rescueSucceeded,
       rescueSuccessRate: metrics.rescued > 0 ? metrics.rescueSucceeded / metrics.rescued : null,
       droppedGroups: metrics.droppedGroups,
