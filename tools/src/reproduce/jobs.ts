@@ -1,13 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type Environment,
-  type Harness,
-  readJson,
-  type Task,
-  truncateAfterStep,
-  writeJsonAtomic,
-} from '@harness-s/core';
+import { type Environment, type Harness, readJson, type Task, writeJsonAtomic } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import type { SimulatedPolicyConfig } from '@harness-s/policy';
 import {
@@ -27,7 +20,7 @@ import { RescueStudyFile, type RescueStudySummary, summarizeRescueStudy } from '
 import { loadTaskSplits, type TaskSplits } from '../task-splits.js';
 import type { ResultRecord } from './results.js';
 import type { EnvironmentBudget, ReproduceMethod } from './settings.js';
-import { evaluateOn, h0TopShare, logRouterAnchor, trainOne } from './train-one.js';
+import { dropAnchorsFrom, evaluateOn, h0TopShare, logRouterAnchor, trainOne } from './train-one.js';
 
 /** One training run of a reproduction, with the evaluations that follow it. */
 export interface ReproduceJob {
@@ -192,11 +185,7 @@ export async function runJob(
     await writeProfiles(join(job.root, 'profiles', job.env, `trained-seed-${seed}`), finalProfiles);
     // The trained policy's anchor ends the run's router log (once, even when a job runs again).
     const runDir = join(job.root, record.runDir);
-    await truncateAfterStep(
-      join(runDir, 'router.jsonl'),
-      budget.steps - 1,
-      (value) => (value as { anchoredAtStep: number }).anchoredAtStep,
-    );
+    await dropAnchorsFrom(runDir, budget.steps);
     await logRouterAnchor(runDir, finalProfiles, splits.validation);
     const router = new AdaptiveRouter({ profiles: finalProfiles, mode: 'fixed' });
     const byId = new Map([h0, ...pool].map((harness) => [harness.spec.id, harness]));

@@ -53,13 +53,17 @@ export async function dropAnchorsAfterCheckpoint(dir: string): Promise<number> {
     ? parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step
     : 0;
   // An anchor made at the start of step `done + 1` or later is made again when that step reruns.
-  await truncateAfterStep(
-    join(dir, 'router.jsonl'),
-    done - 1,
-    (value) => (value as { anchoredAtStep: number }).anchoredAtStep,
-  );
+  await dropAnchorsFrom(dir, done);
   return done;
 }
+
+/** Forgets the anchors of a run's `router.jsonl` made on the policy of `step` or later. */
+export const dropAnchorsFrom = (dir: string, step: number): Promise<void> =>
+  truncateAfterStep(
+    join(dir, 'router.jsonl'),
+    step - 1,
+    (value) => (value as { anchoredAtStep: number }).anchoredAtStep,
+  );
 
 /**
  * Logs an anchor's top choices on the validation tasks to the run's `router.jsonl`, for the report's
