@@ -114,17 +114,22 @@ export async function runExample(dir: string): Promise<ExampleResult> {
     const h0 = createHarness(h0Spec);
 
     const trainer = new RecordingTrainer();
-    const before = await evaluate({
-      environment,
-      taskSet: { tasks: splits.test, unloadable: [] },
-      split: 'test',
-      harness: h0,
-      policy: trainer.policy,
-      k: 3,
-      seed: 7,
-      concurrency: 4,
-      runId: 'before',
-    });
+    // The trainer's current policy under H0 on the test tasks: Avg@3 over the same draws each time.
+    const underH0 = async (runId: string) =>
+      (
+        await evaluate({
+          environment,
+          taskSet: { tasks: splits.test, unloadable: [] },
+          split: 'test',
+          harness: h0,
+          policy: trainer.policy,
+          k: 3,
+          seed: 7,
+          concurrency: 4,
+          runId,
+        })
+      ).summary.avgAtK;
+    const avgBefore = await underH0('before');
 
     const router = new PoolOrderRouter();
     const summary = await train({
@@ -138,17 +143,7 @@ export async function runExample(dir: string): Promise<ExampleResult> {
       dir,
     });
 
-    const after = await evaluate({
-      environment,
-      taskSet: { tasks: splits.test, unloadable: [] },
-      split: 'test',
-      harness: h0,
-      policy: trainer.policy,
-      k: 3,
-      seed: 7,
-      concurrency: 4,
-      runId: 'after',
-    });
+    const avgAfter = await underH0('after');
 
     // The retained attempts as training examples, rescued ones re-rendered under H0 (what
     // `harness-s export RUN_DIR --context h0` writes).
@@ -167,8 +162,8 @@ export async function runExample(dir: string): Promise<ExampleResult> {
       trainer,
       router,
       pool,
-      avgBefore: before.summary.avgAtK,
-      avgAfter: after.summary.avgAtK,
+      avgBefore,
+      avgAfter,
       examples,
     };
   } finally {
