@@ -58,6 +58,19 @@ function recordingTrainer(): Trainer & { updates: ScoredGroup[][] } {
   };
 }
 
+/** What a refusal test trains with: the counter tasks, H0, a recording trainer and a fresh folder. */
+async function refusalSetup() {
+  const { environment } = createCounterEnvironment();
+  const { tasks } = await environment.loadTasks({});
+  const base = {
+    environment,
+    tasks: { train: tasks, test: tasks },
+    h0: createPlainHarness(),
+    trainer: recordingTrainer(),
+  };
+  return { base, dir: join(await mkdtemp(join(tmpdir(), 'train-')), 'run') };
+}
+
 async function run(
   method: 'grpo' | 'h0-resample' | 'mixture' | 'harness-s',
   extra: Record<string, unknown> = {},
@@ -239,15 +252,7 @@ describe('the training loop', () => {
   });
 
   it('refuses a method that needs a pool without one, and a bad config with its field', async () => {
-    const { environment } = createCounterEnvironment();
-    const { tasks } = await environment.loadTasks({});
-    const base = {
-      environment,
-      tasks: { train: tasks, test: tasks },
-      h0: createPlainHarness(),
-      trainer: recordingTrainer(),
-    };
-    const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
+    const { base, dir } = await refusalSetup();
     await expect(train({ ...base, config: { method: 'harness-s', steps: 1 }, dir })).rejects.toThrow(
       /needs a sibling pool/,
     );
@@ -257,15 +262,7 @@ describe('the training loop', () => {
   });
 
   it('refuses what a caller from JavaScript gets wrong, by name: specs for harnesses, a trainer without a policy', async () => {
-    const { environment } = createCounterEnvironment();
-    const { tasks } = await environment.loadTasks({});
-    const base = {
-      environment,
-      tasks: { train: tasks, test: tasks },
-      h0: createPlainHarness(),
-      trainer: recordingTrainer(),
-    };
-    const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
+    const { base, dir } = await refusalSetup();
     const config = { method: 'harness-s' as const, steps: 1 };
     const spec = variant('good-a').spec as unknown as Harness;
     await expect(train({ ...base, config, pool: [variant('good-c'), spec], dir })).rejects.toThrow(
