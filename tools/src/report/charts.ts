@@ -1,3 +1,4 @@
+import { rescuingMethods } from '../compared-runs.js';
 import { escapeHtml, slug } from './html.js';
 import { harnessColor, methodColor, sortMethods, sortVariants, variantColor, variantLabels } from './palette.js';
 import type { ReportProfiles, ReportRun, RunFolder } from './run-folder.js';
@@ -11,8 +12,6 @@ import {
   type Stack,
   stackedBarChart,
 } from './svg-charts.js';
-
-const rescueMethods = new Set(['harness-s', 'h0-resample']);
 
 /** One line per method of the main comparison, from a per-run step series. */
 function methodSeries(
@@ -50,7 +49,7 @@ function cumulativeRescueSuccess(run: ReportRun): Array<{ x: number; y: number }
 }
 
 function rescueSeries(runs: readonly ReportRun[]): LineSeries[] {
-  const rescuing = runs.filter((run) => rescueMethods.has(run.record.method));
+  const rescuing = runs.filter((run) => rescuingMethods.has(run.record.method));
   const keys = unique(
     sortMethods(rescuing.map((run) => run.record.method)).flatMap((method) =>
       sortVariants(rescuing.filter((run) => run.record.method === method).map((run) => run.record.variant)).map(

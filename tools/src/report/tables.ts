@@ -1,3 +1,4 @@
+import { rescuingMethods } from '../compared-runs.js';
 import { clearOfZero, type PairedDifference, pairedDifferenceCell } from '../paired-differences.js';
 import { pairedColumns, pairedRows } from '../reproduce/paired-table.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
@@ -60,7 +61,7 @@ export function mainTable(records: readonly ReportRecord[]): string {
       : [];
     const methodRows = methods.map((method) => {
       const runs = ofEnv.filter((record) => record.method === method);
-      const rescues = method === 'harness-s' || method === 'h0-resample';
+      const rescues = rescuingMethods.has(method);
       const pass = runs.map((record) => record.evalUnderH0.passAtK);
       const avg = runs.map((record) => record.evalUnderH0.avgAtK);
       return `${methodCell(method)}<td class="num">${runs.length}</td>${meanCell(pass, methods.length > 1 && mean(pass) === bestPass)}${meanCell(avg, methods.length > 1 && mean(avg) === bestAvg)}${meanCell(runs.map((record) => record.effectiveGroupRate))}${meanCell(runs.map((record) => record.effectiveTokenShare))}${meanCell(runs.map((record) => record.rescueTriggerRate))}${rescues ? meanCell(rescueSuccessRates(runs)) : '<td class="num missing">–</td>'}`;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Trajectory } from '@harness-s/core';
 import { z } from 'zod';
+import { rescuingMethods } from '../compared-runs.js';
 import type { ReportRun } from './run-folder.js';
 import { unique } from './stats.js';
 
@@ -141,12 +142,7 @@ export async function pickGroups(runs: readonly ReportRun[], perEnvironment = 3)
       (run.record.method === 'harness-s' ? 0 : run.record.method === 'h0-resample' ? 2 : 4) +
       (run.record.variant === 'main' ? 0 : 1);
     const ordered = runs
-      .filter(
-        (run) =>
-          run.record.env === env &&
-          run.dir &&
-          (run.record.method === 'harness-s' || run.record.method === 'h0-resample'),
-      )
+      .filter((run) => run.record.env === env && run.dir && rescuingMethods.has(run.record.method))
       .sort((a, b) => rank(a) - rank(b) || a.record.seed - b.record.seed);
     const chosen: PickedGroup[] = [];
     const tasks = new Set<string>();

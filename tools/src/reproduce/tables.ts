@@ -1,3 +1,4 @@
+import { rescuingMethods } from '../compared-runs.js';
 import { renderTable } from '../format.js';
 import { rescueSuccessRates } from '../report/stats.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
@@ -43,7 +44,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
               meanSpread(runs.map((run) => run.effectiveGroupRate)),
               meanSpread(runs.map((run) => run.effectiveTokenShare)),
               meanSpread(runs.map((run) => run.rescueTriggerRate)),
-              method === 'harness-s' || method === 'h0-resample' ? meanSpread(rescueSuccessRates(runs)) : '-',
+              rescuingMethods.has(method) ? meanSpread(rescueSuccessRates(runs)) : '-',
             ],
           ];
         }),
