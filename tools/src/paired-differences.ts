@@ -26,17 +26,21 @@ export function pairedDifference(differences: readonly number[]): PairedDifferen
 /** A fraction in percentage points as shown, to a tenth: float noise (-1e-17) is 0, not -0. */
 const shownPoints = (value: number): number => Number(percentText(value)) || 0;
 
+/** A fraction as signed percentage points to a tenth: `+8.3`, `-2.1`, `+0.0`. */
+export function signedPoints(value: number): string {
+  const shown = shownPoints(value);
+  return `${shown >= 0 ? '+' : ''}${shown.toFixed(1)}`;
+}
+
+/** `[-2.1, +18.7]` in percentage points. */
+export const intervalText = ([low, high]: readonly [number, number]): string =>
+  `[${signedPoints(low)}, ${signedPoints(high)}]`;
+
 /** `+8.3 [-2.1, +18.7]` in percentage points; the interval left out for a single pair. */
 export function pairedDifferenceText(difference: PairedDifference): string {
-  const signed = (value: number) => {
-    const shown = shownPoints(value);
-    return `${shown >= 0 ? '+' : ''}${shown.toFixed(1)}`;
-  };
   if (difference.pairs === 0) return '-';
   const { interval } = difference;
-  return interval
-    ? `${signed(difference.mean)} [${signed(interval[0])}, ${signed(interval[1])}]`
-    : signed(difference.mean);
+  return interval ? `${signedPoints(difference.mean)} ${intervalText(interval)}` : signedPoints(difference.mean);
 }
 
 /** `pairedDifferenceText`, and how many pairs it has when fewer than the `seeds` of its row. */

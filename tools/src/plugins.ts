@@ -56,7 +56,7 @@ function checkPlugin(value: unknown, source: string): asserts value is HarnessSP
   if (!h0 || typeof h0 !== 'object' || typeof h0.env !== 'string')
     throw bad('harnesses.h0 must return a harness spec (data with an env), not a Harness or anything else');
   if (h0.env !== environment.name) {
-    throw bad(`harnesses.h0 is a harness of env '${h0?.env}', not of the environment's name '${environment.name}'`);
+    throw bad(`harnesses.h0 is a harness of env '${h0.env}', not of the environment's name '${environment.name}'`);
   }
 }
 
