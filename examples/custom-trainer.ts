@@ -15,7 +15,7 @@ import {
   type RescueRequest,
   type RescueRouter,
   readTrajectories,
-  rerenderTrajectory,
+  runExamples,
   type ScoredGroup,
   splitTasks,
   type Trainer,
@@ -23,21 +23,21 @@ import {
   type TrainingExample,
   type TrainSummary,
   train,
-  trainingExample,
 } from '@harness-s/core';
 import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
 import { createHarness, dbbenchH0, deriveVariant, environmentExtras, proposeChanges } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 
 /**
- * A trainer of your own: it sees every retained group with its advantages (what a GPU trainer
- * would turn into a loss) and hands the update to the simulated policy's GRPO trainer, so the run
- * still learns. A trainer for a served model would send the groups to it instead and return a
- * policy that calls the updated weights.
+ * A trainer of your own: it sees every retained group with its advantages and hands the update to
+ * the simulated policy's GRPO trainer, so the run still learns. A trainer for a served model would
+ * turn each attempt's `messages` (rescued ones already re-rendered under H0 when the run says so)
+ * and the trajectory's `tools` into a chat-template prompt, weight its completions' loss by
+ * `advantage`, and return a policy that calls the updated weights.
  */
 class RecordingTrainer implements Trainer {
   readonly id = 'recording';
-  readonly seen: Array<{ step: number; groups: number; rescued: number }> = [];
+  readonly seen: Array<{ step: number; groups: number; rescued: number; assistantTurns: number }> = [];
   private readonly inner = new SimulatedGrpoTrainer(new SimulatedPolicy());
 
   get policy(): Policy {
@@ -48,7 +48,11 @@ class RecordingTrainer implements Trainer {
     const rescued = groups.filter((group) =>
       group.trajectories.some(({ trajectory }) => trajectory.harnessId !== 'h0'),
     );
-    this.seen.push({ step, groups: groups.length, rescued: rescued.length });
+    // The turns a loss would be taken over: the assistant messages of what is trained on.
+    const assistantTurns = groups
+      .flatMap((group) => group.trajectories)
+      .reduce((sum, scored) => sum + scored.messages.filter((message) => message.role === 'assistant').length, 0);
+    this.seen.push({ step, groups: groups.length, rescued: rescued.length, assistantTurns });
     return this.inner.update(groups, step);
   }
 
@@ -145,17 +149,9 @@ export async function runExample(dir: string): Promise<ExampleResult> {
 
     const avgAfter = await underH0('after');
 
-    // The retained attempts as training examples, rescued ones re-rendered under H0 (what
+    // The retained attempts as training examples, every one re-rendered under H0 (what
     // `harness-s export RUN_DIR --context h0` writes).
-    const byId = new Map(tasks.map((task) => [task.id, task]));
-    const examples = (await readTrajectories(dir)).flatMap((trajectory) => {
-      const training = trajectory.training;
-      const task = byId.get(trajectory.taskId);
-      if (!training?.retained || !task) return [];
-      const messages = rerenderTrajectory(trajectory, task, h0);
-      const { groupId, step, advantage = 0 } = training;
-      return [trainingExample(trajectory, { groupId, step, advantage, context: 'h0', messages })];
-    });
+    const examples = runExamples(await readTrajectories(dir), { tasks, h0, context: 'h0' });
 
     return {
       summary,

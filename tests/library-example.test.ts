@@ -16,6 +16,7 @@ describe('the library example (examples/custom-trainer.ts)', () => {
     expect(result.trainer.seen.map((update) => update.step)).toEqual([1, 2, 3, 4]);
     expect(result.router.asked.length).toBeGreaterThan(0);
     expect(result.trainer.seen.reduce((sum, update) => sum + update.rescued, 0)).toBeGreaterThan(0);
+    expect(result.trainer.seen.every((update) => update.assistantTurns >= update.groups)).toBe(true);
 
     // A summary the command line can read, and a policy better under H0 than before.
     const summary = TrainSummary.parse(JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')));
@@ -28,5 +29,7 @@ describe('the library example (examples/custom-trainer.ts)', () => {
     expect(rescued.length).toBeGreaterThan(0);
     expect(rescued.every((example) => example.context === 'h0')).toBe(true);
     expect(result.examples.every((example) => Number.isFinite(example.advantage))).toBe(true);
+    // With the tools the model was offered, for a chat template to render.
+    expect(result.examples.every((example) => example.tools?.some((tool) => tool.name === 'execute_sql'))).toBe(true);
   }, 120_000);
 });

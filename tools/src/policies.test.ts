@@ -38,10 +38,12 @@ describe('policies travel as data', () => {
         {
           groupId: 'g',
           taskId: task.id,
+          task,
           trajectories: trajectories.map((trajectory, index) => ({
             trajectory,
             advantage: index % 2 ? 1 : -1,
             context: 'variant',
+            messages: trajectory.messages,
           })),
         },
       ],

@@ -19,7 +19,7 @@ export interface EpisodeRequest<T extends Task = Task> {
 }
 
 /** The parts of a trajectory one try of the agent loop produces. */
-type LoopOutcome = Pick<Trajectory, 'messages' | 'turns' | 'stopReason' | 'evaluation' | 'usage' | 'timings'>;
+type LoopOutcome = Pick<Trajectory, 'messages' | 'tools' | 'turns' | 'stopReason' | 'evaluation' | 'usage' | 'timings'>;
 
 /**
  * Runs one episode: the harness renders the context, the policy answers, the codec decodes the
@@ -127,6 +127,7 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
     const evaluateMs = performance.now() - evaluateStart;
     return {
       messages,
+      tools: apiTools,
       turns,
       stopReason,
       evaluation,

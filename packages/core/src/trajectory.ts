@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Action, StepResult } from './action.js';
 import { Evaluation } from './evaluation.js';
-import { Message, ToolCall, Usage } from './message.js';
+import { Message, ToolCall, ToolSpec, Usage } from './message.js';
 
 /** Why an episode ended. */
 export const StopReason = z.enum([
@@ -82,6 +82,11 @@ export const Trajectory = z.object({
   seed: z.number().int(),
   /** The complete transcript (before context rules), as the harness built it. */
   messages: z.array(Message),
+  /**
+   * The tools offered to the model with every turn (the harness's codec applied to the episode's
+   * tools), as a chat template renders them. Absent in runs recorded before it was kept.
+   */
+  tools: z.array(ToolSpec).optional(),
   turns: z.array(TurnRecord),
   stopReason: StopReason,
   /** Null only when the attempt ended in an infrastructure error. */

@@ -1,4 +1,4 @@
-import type { Decision, ScoredGroup, Trajectory } from '@harness-s/core';
+import type { Decision, ScoredGroup, Task, Trajectory } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
 import { hardnessClass, SimulatedPolicy, sigmoid } from './sim-policy.js';
 import { SimulatedGrpoTrainer } from './sim-trainer.js';
@@ -6,7 +6,8 @@ import { SimulatedGrpoTrainer } from './sim-trainer.js';
 /** A group of one trajectory whose single turn made these decisions. */
 function group(decisions: Decision[], advantage: number, context: 'variant' | 'h0' = 'variant'): ScoredGroup {
   const trajectory = { turns: [{ decisions }] } as unknown as Trajectory;
-  return { groupId: 'g', taskId: 't', trajectories: [{ trajectory, advantage, context }] };
+  const task = { id: 't' } as Task;
+  return { groupId: 'g', taskId: 't', task, trajectories: [{ trajectory, advantage, context, messages: [] }] };
 }
 
 const start = () => new SimulatedPolicy({ theta: { s: 0 }, hardTheta: {} });

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   ConfigError,
   readJson,
   readTrajectories,
-  rerenderTrajectory,
+  runExamples,
+  type Task,
   type TrainingExample,
-  trainingExample,
+  writeFileAtomic,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createEnvironment } from '../environments.js';
@@ -48,49 +49,34 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
       code: 'not-a-train-run',
     });
   }
-  const trajectories = (await readTrajectories(dir)).filter(
-    (trajectory) => trajectory.training && (flags.all || trajectory.training.retained) && trajectory.evaluation,
-  );
   // By default what the run trained on: rescued attempts in its rescue context; a mixture's as rendered.
   const context =
     flags.context ?? (config.config?.method === 'mixture' ? 'variant' : (config.config?.rescueContext ?? 'variant'));
-  // The tasks come from where the run read them: AppWorld's server, when it trained on one.
-  const appworldUrl = flags.appworldUrl ?? config.flags?.appworldUrl;
-  const environment = createEnvironment(config.env, appworldUrl?.length ? { appworldUrl } : {});
+  const h0 = await resolveHarness(config.env, config.h0 ?? 'h0');
+  const trajectories = await readTrajectories(dir);
+  // Re-rendering under H0 needs the tasks: from the task file the run was cut from (its own copy),
+  // then from the splits its attempts name, read where the run read them (AppWorld's server, when
+  // it trained on one).
+  const tasks = new Map<string, Task>();
+  if (context === 'h0') {
+    const appworldUrl = flags.appworldUrl ?? config.flags?.appworldUrl;
+    const environment = createEnvironment(config.env, appworldUrl?.length ? { appworldUrl } : {});
+    try {
+      const cutFrom = recordedSplit(dir, config);
+      if (cutFrom) for (const task of (await loadSplitOrFile(environment, cutFrom)).tasks) tasks.set(task.id, task);
+      const splits = new Set(
+        trajectories.filter((trajectory) => !tasks.has(trajectory.taskId)).map((trajectory) => trajectory.split),
+      );
+      for (const split of splits)
+        for (const task of (await loadSplitOrFile(environment, split)).tasks) tasks.set(task.id, task);
+    } finally {
+      await environment.close();
+    }
+  }
+  const examples = runExamples(trajectories, { tasks: tasks.values(), h0, context, all: flags.all ?? false });
   const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
   await mkdir(dirname(path), { recursive: true });
-  const handle = await open(path, 'w');
-  try {
-    const h0 = await resolveHarness(config.env, config.h0 ?? 'h0');
-    const tasks = new Map<string, Awaited<ReturnType<typeof environment.loadTasks>>['tasks'][number]>();
-    // A run cut from a task file reads it (its own copy); its tasks are named after the file, not a split.
-    const cutFrom = recordedSplit(dir, config);
-    if (cutFrom) for (const task of (await loadSplitOrFile(environment, cutFrom)).tasks) tasks.set(task.id, task);
-    const splits = new Set(
-      trajectories.filter((trajectory) => !tasks.has(trajectory.taskId)).map((trajectory) => trajectory.split),
-    );
-    for (const split of splits)
-      for (const task of (await loadSplitOrFile(environment, split)).tasks) tasks.set(task.id, task);
-    for (const trajectory of trajectories) {
-      const task = tasks.get(trajectory.taskId);
-      if (!task)
-        throw new ConfigError(
-          `task ${trajectory.taskId} of ${trajectory.id} is no longer in split ${trajectory.split}`,
-          { code: 'missing-task' },
-        );
-      const example: TrainingExample = trainingExample(trajectory, {
-        groupId: trajectory.training?.groupId ?? '',
-        step: trajectory.training?.step ?? 0,
-        context,
-        messages: context === 'h0' ? rerenderTrajectory(trajectory, task, h0) : trajectory.messages,
-        advantage: trajectory.training?.advantage ?? 0,
-      });
-      await handle.write(`${JSON.stringify(example)}\n`);
-    }
-  } finally {
-    await handle.close();
-    await environment.close();
-  }
-  process.stdout.write(`Wrote ${trajectories.length} examples to ${path}\n`);
-  return { path, examples: trajectories.length };
+  await writeFileAtomic(path, examples.map((example) => `${JSON.stringify(example)}\n`).join(''));
+  process.stdout.write(`Wrote ${examples.length} examples to ${path}\n`);
+  return { path, examples: examples.length };
 }

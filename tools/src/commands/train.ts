@@ -182,9 +182,6 @@ export async function runTrain(
     const trainer: Trainer = served
       ? new BatchExportTrainer({
           policy: served,
-          dir,
-          h0,
-          tasks: tasks.train,
           ...(flags.onBatch ? { onBatch: batchHook(flags.onBatch, dir, log) } : {}),
         })
       : new SimulatedGrpoTrainer(

@@ -2,6 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { evaluate, RunStore } from '@harness-s/core';
+import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
+import { createHarness, dbbenchH0 } from '@harness-s/harness-dsh';
+import { SimulatedPolicy } from '@harness-s/policy';
 import { describe, expect, it, vi } from 'vitest';
 import { smallEvalFlags } from '../__fixtures__/dbbench-pool.js';
 import { runEval } from '../commands/eval.js';
@@ -54,5 +58,32 @@ describe('the report of an evaluation run', () => {
     await expect(renderReport(out)).rejects.toThrow(
       /did not finish \(no summary\.json\); finish it with eval --resume/,
     );
+  });
+
+  it('is made of an evaluation written through the library, whose config is its own', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'eval-report-')), 'run');
+    const environment = createDbbenchEnvironment();
+    try {
+      const { tasks } = await environment.loadTasks({ split: 'dev' });
+      const store = await RunStore.create(out, { note: 'my own config' });
+      const { summary } = await evaluate({
+        environment,
+        taskSet: { tasks: tasks.slice(0, 3), unloadable: [] },
+        split: 'dev',
+        harness: createHarness(dbbenchH0()),
+        policy: new SimulatedPolicy(),
+        k: 2,
+        seed: 1,
+        concurrency: 2,
+        runId: 'library-eval',
+        store,
+      });
+      await store.close();
+      const html = await renderReport(out);
+      expect(html).toContain('<h1>Harness-S evaluation report</h1>');
+      expect(html).toContain(`${summary.solved} / ${summary.tasks}`);
+    } finally {
+      await environment.close();
+    }
   });
 });

@@ -24,20 +24,22 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
   if (!statSync(dir).isDirectory())
     throw new ConfigError(`report: ${dir} is a file; give a run's folder`, { code: 'no-results' });
   const configPath = join(dir, 'config.json');
+  const summaryPath = join(dir, 'summary.json');
   const command = existsSync(configPath)
     ? (JSON.parse(await readFile(configPath, 'utf8')) as { command?: unknown }).command
     : undefined;
-  if (command === 'eval') {
-    const summaryPath = join(dir, 'summary.json');
-    if (!existsSync(summaryPath))
+  // An evaluation: as `harness-s eval` records it, or a folder whose summary is an evaluation's
+  // (one that `evaluate` wrote through a RunStore of a library user's, with a config of their own).
+  const summary = existsSync(summaryPath) ? JSON.parse(await readFile(summaryPath, 'utf8')) : undefined;
+  if (command === 'eval' || (command !== 'train' && EvalSummary.safeParse(summary).success)) {
+    if (summary === undefined)
       throw new InputError(
         `report: ${dir} is an evaluation that did not finish (no summary.json); finish it with eval --resume ${dir}`,
         {
           code: 'no-results',
         },
       );
-    const summary = parseWith(EvalSummary, JSON.parse(await readFile(summaryPath, 'utf8')), summaryPath);
-    return renderEvalPage(dir, summary, await readTrajectories(dir), options);
+    return renderEvalPage(dir, parseWith(EvalSummary, summary, summaryPath), await readTrajectories(dir), options);
   }
   const folder = await readRunFolder(dir);
   const groups = await pickGroups(folder.runs, options.groupsPerEnvironment ?? 3);

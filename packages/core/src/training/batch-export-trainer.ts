@@ -1,12 +1,10 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Harness } from '../harness.js';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
 import type { Policy } from '../policy.js';
 import { writeFileAtomic } from '../run-store.js';
-import type { Task } from '../task.js';
 import { type TrainingExample, trainingExample } from './examples.js';
-import { rerenderTrajectory } from './rerender.js';
-import type { ScoredGroup, Trainer, TrainerUpdate } from './trainer.js';
+import type { ScoredGroup, Trainer, TrainerRun, TrainerUpdate } from './trainer.js';
 
 /** Where a run's step batches go, relative to its folder. */
 export const batchFile = (step: number): string => join('batches', `step-${step}.jsonl`);
@@ -14,11 +12,11 @@ export const batchFile = (step: number): string => join('batches', `step-${step}
 export interface BatchExportTrainerOptions {
   /** The policy that acts: a model served elsewhere, which this process does not update. */
   policy: Policy;
-  /** The run folder; each step's batch goes to `batches/step-N.jsonl` in it. */
-  dir: string;
-  h0: Harness;
-  /** The tasks trained on, by id (to re-render rescued attempts under H0). */
-  tasks: readonly Task[];
+  /**
+   * The run folder; each step's batch goes to `batches/step-N.jsonl` in it. Default: the folder
+   * of the run `train` uses the trainer in; another folder than that run's is refused.
+   */
+  dir?: string;
   /**
    * Called with each step's batch once it is written, before the next step starts: where an
    * external trainer takes the batch and updates the served model. A rejection stops the run,
@@ -35,33 +33,47 @@ export interface BatchExportTrainerOptions {
  */
 export class BatchExportTrainer implements Trainer {
   readonly id = 'batch-export';
-  private readonly tasks: Map<string, Task>;
+  private dir: string | undefined;
 
   constructor(private readonly options: BatchExportTrainerOptions) {
-    this.tasks = new Map(options.tasks.map((task) => [task.id, task]));
+    this.dir = options.dir;
   }
 
   get policy(): Policy {
     return this.options.policy;
   }
 
+  attach(run: TrainerRun): void {
+    if (this.dir !== undefined && resolve(this.dir) !== resolve(run.dir))
+      throw new ConfigError(
+        `BatchExportTrainer writes to ${this.dir}, but the run's folder is ${run.dir}: leave its dir out, or give the run's`,
+        { code: 'bad-train-options' },
+      );
+    this.dir = run.dir;
+  }
+
   async update(groups: readonly ScoredGroup[], step: number): Promise<TrainerUpdate> {
+    const dir = this.dir;
+    if (dir === undefined)
+      throw new ConfigError(
+        'BatchExportTrainer has no folder: give it dir, or use it in train(), which gives its own',
+        {
+          code: 'bad-train-options',
+        },
+      );
     const examples: TrainingExample[] = groups.flatMap((group) =>
-      group.trajectories.map(({ trajectory, advantage, context }) => {
-        const task = this.tasks.get(trajectory.taskId);
-        const messages =
-          context === 'h0' && task ? rerenderTrajectory(trajectory, task, this.options.h0) : trajectory.messages;
-        return trainingExample(trajectory, {
+      group.trajectories.map((scored) =>
+        trainingExample(scored.trajectory, {
           groupId: group.groupId,
           step,
-          context: context === 'h0' && task ? 'h0' : 'variant',
-          messages,
-          advantage,
-        });
-      }),
+          context: scored.context,
+          messages: scored.messages,
+          advantage: scored.advantage,
+        }),
+      ),
     );
-    const path = join(this.options.dir, batchFile(step));
-    await mkdir(join(this.options.dir, 'batches'), { recursive: true });
+    const path = join(dir, batchFile(step));
+    await mkdir(join(dir, 'batches'), { recursive: true });
     await writeFileAtomic(path, examples.map((example) => `${JSON.stringify(example)}\n`).join(''));
     await this.options.onBatch?.({ path, step, examples: examples.length });
     return { policy: this.policy, stats: { groups: groups.length, examples: examples.length } };

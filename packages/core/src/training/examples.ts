@@ -1,5 +1,9 @@
-import type { Message } from '../message.js';
+import { ConfigError } from '../errors.js';
+import type { Harness } from '../harness.js';
+import type { Message, ToolSpec } from '../message.js';
+import type { Task } from '../task.js';
 import type { Trajectory } from '../trajectory.js';
+import { rerenderTrajectory } from './rerender.js';
 import type { RescueContext } from './trainer.js';
 
 /** One training example for an external trainer: a line of `harness-s export` and of a run's `batches/`. */
@@ -11,6 +15,12 @@ export interface TrainingExample {
   /** Which rendering `messages` holds: as rendered under its harness, or re-rendered under H0. */
   context: RescueContext;
   messages: Message[];
+  /**
+   * The tools offered to the model with `messages`, for a chat template that renders them; null
+   * for runs recorded before trajectories kept them. A variant keeps its base harness's codec, so
+   * its tools are H0's too.
+   */
+  tools: ToolSpec[] | null;
   /**
    * Per assistant turn, the completion's token ids where the server returned them: the completions
    * as sampled, under the attempt's own harness, also when `messages` are re-rendered under H0.
@@ -34,9 +44,60 @@ export function trainingExample(
     harnessId: trajectory.harnessId,
     context: example.context,
     messages: example.messages,
+    tools: trajectory.tools ?? null,
     completionTokenIds: trajectory.turns.map((turn) => turn.completionTokenIds ?? null),
     completionLogprobs: trajectory.turns.map((turn) => turn.completionLogprobs ?? null),
     advantage: example.advantage,
     reward: trajectory.evaluation?.reward ?? 0,
   };
+}
+
+export interface RunExamplesOptions {
+  /** The run's tasks (any that its attempts name), to re-render attempts under H0. */
+  tasks: Iterable<Task>;
+  /** The run's base harness. */
+  h0: Harness;
+  /**
+   * `h0`: every attempt re-rendered under H0's prompt and codec (an attempt under H0 reads as it
+   * was); `variant`: every attempt as it was rendered.
+   */
+  context: RescueContext;
+  /** Also the attempts that were not retained (replaced by a rescue group). Default: retained only. */
+  all?: boolean;
+}
+
+/**
+ * A training run's attempts as training examples, in the order given (what `harness-s export`
+ * writes): the retained ones with their advantages, or with `all` every scored training attempt.
+ * Give it `readTrajectories(runDir)`. An attempt whose task is missing from `tasks` is refused by
+ * name when it must be re-rendered.
+ */
+export function runExamples(trajectories: Iterable<Trajectory>, options: RunExamplesOptions): TrainingExample[] {
+  const tasks = new Map<string, Task>();
+  for (const task of options.tasks) tasks.set(task.id, task);
+  const examples: TrainingExample[] = [];
+  for (const trajectory of trajectories) {
+    const training = trajectory.training;
+    if (!training || !trajectory.evaluation || !(options.all || training.retained)) continue;
+    let messages = trajectory.messages;
+    if (options.context === 'h0') {
+      const task = tasks.get(trajectory.taskId);
+      if (!task)
+        throw new ConfigError(
+          `task ${trajectory.taskId} of ${trajectory.id} (split ${trajectory.split}) is not among the tasks given, so it cannot be re-rendered under H0`,
+          { code: 'missing-task' },
+        );
+      messages = rerenderTrajectory(trajectory, task, options.h0);
+    }
+    examples.push(
+      trainingExample(trajectory, {
+        groupId: training.groupId,
+        step: training.step,
+        context: options.context,
+        messages,
+        advantage: training.advantage ?? 0,
+      }),
+    );
+  }
+  return examples;
 }

@@ -4,59 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InfrastructureError } from '../errors.js';
 import type { Harness } from '../harness.js';
-import type { HarnessSpec } from '../harness-spec.js';
 import type { Policy } from '../policy.js';
 import { readTrajectories } from '../run-store.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../testing/index.js';
+import { policy, recordingTrainer, run, variant } from './__fixtures__/rescue-run.js';
 import type { RescueRouter } from './router.js';
 import { train } from './train-loop.js';
 import { policySnapshotSteps, readPolicySnapshot, readStepMetrics } from './train-store.js';
-import type { ScoredGroup, Trainer } from './trainer.js';
-
-/** A harness like the plain one with another id (a "variant"). */
-function variant(id: string) {
-  const harness = createPlainHarness();
-  const spec: HarnessSpec = { ...harness.spec, id, parent: 'plain', direction: id };
-  return { ...harness, spec };
-}
-
-/**
- * A policy that solves the counter only under harnesses whose id starts with `good`, or under H0
- * on task count-1; a stand-in for "a variant elicits what H0 does not".
- */
-const policy: Policy = {
-  id: 'test',
-  version: 'v0',
-  needsPlan: false,
-  describe: () => ({}),
-  startEpisode(context) {
-    const target = Number(context.task.id.split('-')[1]);
-    const solves = context.harness.spec.id.startsWith('good') || target === 1;
-    let turn = 0;
-    return {
-      async respond() {
-        turn += 1;
-        const message = turn === 1 ? callTool('add', { n: solves ? target : target + 1 }) : callTool('submit');
-        return { message, usage: { promptTokens: 3, completionTokens: 7 } };
-      },
-    };
-  },
-};
-
-function recordingTrainer(): Trainer & { updates: ScoredGroup[][] } {
-  const updates: ScoredGroup[][] = [];
-  return {
-    id: 'recording',
-    policy,
-    updates,
-    async update(groups) {
-      updates.push([...groups]);
-      return { policy, stats: { groups: groups.length } };
-    },
-    state: () => ({ updates: updates.length }),
-    restore() {},
-  };
-}
 
 /** What a refusal test trains with: the counter tasks, H0, a recording trainer and a fresh folder. */
 async function refusalSetup() {
@@ -69,28 +23,6 @@ async function refusalSetup() {
     trainer: recordingTrainer(),
   };
   return { base, dir: join(await mkdtemp(join(tmpdir(), 'train-')), 'run') };
-}
-
-async function run(
-  method: 'grpo' | 'h0-resample' | 'mixture' | 'harness-s',
-  extra: Record<string, unknown> = {},
-  router?: RescueRouter,
-  trainer = recordingTrainer(),
-) {
-  const { environment } = createCounterEnvironment();
-  const { tasks } = await environment.loadTasks({});
-  const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
-  const summary = await train({
-    config: { method, steps: 2, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2, ...extra },
-    environment,
-    tasks: { train: tasks, test: tasks },
-    h0: createPlainHarness(),
-    pool: [variant('good-a'), variant('bad-b'), variant('good-c')],
-    trainer,
-    dir,
-    ...(router ? { router } : {}),
-  });
-  return { summary, trainer, dir };
 }
 
 describe('the training loop', () => {

@@ -11,6 +11,7 @@ import { type AttemptPlan, basePlans, groupIdsOf, rescuePlans } from './attempt-
 import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
 import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
+import { scoredTrajectory } from './scored.js';
 import type { StepMetrics } from './step-metrics.js';
 import { requirePool, TrainConfig, type TrainConfigInput } from './train-config.js';
 import {
@@ -87,6 +88,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   if (options.tasks.test.length === 0)
     throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
   const mixture = [h0, ...pool.slice(0, config.mixtureSize)];
+  trainer.attach?.({ dir: options.dir, h0 });
 
   const { store, checkpoint } = await TrainStore.open(
     options.dir,
@@ -265,13 +267,18 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         scoredGroups.push({
           groupId: groupIds[slot] as string,
           taskId: task.id,
-          trajectories: retained.map((trajectory, index) => ({
-            trajectory,
-            advantage: advantages[index] ?? 0,
-            // Only rescued trajectories may be re-rendered under H0; a mixture trains on its
-            // harnesses' attempts as they were rendered.
-            context: rescued && trajectory.harnessId !== h0.spec.id ? config.rescueContext : 'variant',
-          })),
+          task,
+          trajectories: retained.map((trajectory, index) =>
+            scoredTrajectory(
+              trajectory,
+              advantages[index] ?? 0,
+              // Only rescued trajectories may be re-rendered under H0; a mixture trains on its
+              // harnesses' attempts as they were rendered.
+              rescued && trajectory.harnessId !== h0.spec.id ? config.rescueContext : 'variant',
+              task,
+              h0,
+            ),
+          ),
         });
       }
       const retainedIds = new Map(retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]));

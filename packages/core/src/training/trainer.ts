@@ -1,4 +1,7 @@
+import type { Harness } from '../harness.js';
+import type { Message } from '../message.js';
 import type { Policy } from '../policy.js';
+import type { Task } from '../task.js';
 import type { Trajectory } from '../trajectory.js';
 
 /** How a rescued trajectory is presented to the trainer. */
@@ -13,13 +16,28 @@ export interface ScoredTrajectory {
    * actions re-rendered under H0's prompt and codec (possible because variants are protocol-compliant).
    */
   context: RescueContext;
+  /**
+   * The messages to train on, as `context` says: the trajectory's own, or its actions re-rendered
+   * under H0 (made when first read).
+   */
+  readonly messages: Message[];
 }
 
 /** A retained group after rescue, ready for the update. */
 export interface ScoredGroup {
   groupId: string;
   taskId: string;
+  /** The task the group attempted. */
+  task: Task;
   trajectories: ScoredTrajectory[];
+}
+
+/** The run a trainer is used in, told to it before the first step. */
+export interface TrainerRun {
+  /** The run's folder. */
+  dir: string;
+  /** The run's base harness. */
+  h0: Harness;
 }
 
 /** What an update did, for the metrics. */
@@ -39,6 +57,11 @@ export interface Trainer {
   /** The current policy. */
   readonly policy: Policy;
   update(groups: readonly ScoredGroup[], step: number): Promise<TrainerUpdate>;
+  /**
+   * Optional: called by `train` once, before the first step (also of a resumed run), with the
+   * run's folder and base harness; it may refuse a run it was not made for by throwing.
+   */
+  attach?(run: TrainerRun): void;
   /** Everything needed to continue exactly from here (parameters, optimiser state). */
   state(): unknown;
   restore(state: unknown): void;

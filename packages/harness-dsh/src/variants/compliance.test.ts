@@ -194,4 +194,11 @@ describe('loadPool', () => {
     await writeFile(join(renamed, 'v-renamed.json'), JSON.stringify(spec));
     await expect(loadPool(renamed)).rejects.toThrow(/v-renamed\.json: id: .* does not match the file name/);
   });
+
+  it('refuses a folder with no variant in it, and one that is not there', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pool-'));
+    await writeFile(join(dir, 'index.json'), '{}');
+    await expect(loadPool(dir)).rejects.toThrow(`pool folder ${dir} holds no variant`);
+    await expect(loadPool(join(dir, 'missing'))).rejects.toThrow(/cannot read pool folder .*missing/);
+  });
 });

@@ -19,8 +19,8 @@ export async function writeVariant(dir: string, spec: HarnessSpec): Promise<stri
 /**
  * Loads the sibling harness pool of a folder written by `harness-s evolve`: every `<id>.json`
  * except `index.json` and `summary.json`, each validated (schema, base plus patch, content id,
- * protocol). A bad file stops the load with an error naming the file and the field. H0 is not a
- * member; the pool holds its siblings, ordered by id.
+ * protocol). A bad file stops the load with an error naming the file and the field, and a folder
+ * with no variant is refused. H0 is not a member; the pool holds its siblings, ordered by id.
  */
 export async function loadPool(dir: string, options: VariantCheckOptions = {}): Promise<HarnessSpec[]> {
   let names: string[];
@@ -33,6 +33,11 @@ export async function loadPool(dir: string, options: VariantCheckOptions = {}): 
     });
   }
   const files = names.filter((name) => name.endsWith('.json') && !poolReservedFiles.has(name)).sort();
+  if (files.length === 0)
+    throw new InputError(
+      `pool folder ${dir} holds no variant (no <id>.json besides index.json and summary.json): give the folder evolve wrote its variants to`,
+      { code: 'empty-pool' },
+    );
   const pool: HarnessSpec[] = [];
   for (const name of files) {
     const path = join(dir, name);

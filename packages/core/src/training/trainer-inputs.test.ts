@@ -1,0 +1,103 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../message.js';
+import { readTrajectories } from '../run-store.js';
+import { createCounterEnvironment, createPlainHarness } from '../testing/index.js';
+import { policy, run } from './__fixtures__/rescue-run.js';
+import { BatchExportTrainer } from './batch-export-trainer.js';
+import { runExamples, type TrainingExample } from './examples.js';
+
+const h0System = createPlainHarness().start({ id: 't', instruction: '' } as never, [])[0]?.content;
+
+describe('what a trainer is given', () => {
+  it('each group carries its task, and each attempt the messages to train on in its context', async () => {
+    const { trainer } = await run('harness-s', { rescue: { variants: 3, attemptsPerVariant: 1 } });
+    const groups = trainer.updates.flat();
+    expect(groups.every((group) => group.task.id === group.taskId)).toBe(true);
+    const rescued = groups.find((group) => group.taskId === 'count-2');
+    const attempt = rescued?.trajectories.find(({ trajectory }) => trajectory.harnessId === 'good-a');
+    // Rendered under its variant; re-rendered under H0 for the trainer (the default context).
+    expect(attempt?.context).toBe('h0');
+    expect(attempt?.trajectory.messages[0]?.content).toBe(`${h0System} Variant good-a.`);
+    expect(attempt?.messages[0]?.content).toBe(h0System);
+    // The same actions and observations, encoded by H0's codec.
+    const turns = (messages: readonly Message[] | undefined) =>
+      messages
+        ?.slice(2)
+        .map((message) => (message.role === 'assistant' ? message.toolCalls?.[0]?.arguments : message.content));
+    expect(turns(attempt?.messages)).toEqual(turns(attempt?.trajectory.messages));
+    expect(turns(attempt?.messages)).toEqual(['{"n":2}', 'counter = 2', '{}', 'submitted']);
+  });
+
+  it('with rescueContext variant, the rescued attempts as they were rendered', async () => {
+    const { trainer } = await run('harness-s', { rescueContext: 'variant' });
+    const attempt = trainer.updates
+      .flat()
+      .flatMap((group) => group.trajectories)
+      .find(({ trajectory }) => trajectory.harnessId !== 'plain');
+    expect(attempt?.context).toBe('variant');
+    expect(attempt?.messages).toBe(attempt?.trajectory.messages);
+  });
+
+  it('trajectories keep the tools offered to the model', async () => {
+    const { dir } = await run('grpo');
+    const [trajectory] = await readTrajectories(dir);
+    expect(trajectory?.tools?.map((tool) => tool.name)).toEqual(['add', 'submit']);
+  });
+});
+
+describe('BatchExportTrainer', () => {
+  it("writes each step's batch in the run's folder when given none", async () => {
+    const trainer = new BatchExportTrainer({ policy });
+    const { dir } = await run('harness-s', {}, undefined, trainer as never);
+    const lines = (await readFile(join(dir, 'batches', 'step-1.jsonl'), 'utf8')).trim().split('\n');
+    const examples = lines.map((line) => JSON.parse(line) as TrainingExample);
+    const rescued = examples.filter((example) => example.harnessId !== 'plain');
+    expect(rescued.length).toBeGreaterThan(0);
+    expect(rescued.every((example) => example.context === 'h0' && example.messages[0]?.content === h0System)).toBe(
+      true,
+    );
+    expect(examples.every((example) => example.tools?.length === 2)).toBe(true);
+  });
+
+  it('refuses a folder other than the run it is used in, before the run starts', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'batches-'));
+    const trainer = new BatchExportTrainer({ policy, dir: elsewhere });
+    await expect(run('harness-s', {}, undefined, trainer as never)).rejects.toThrow(
+      `BatchExportTrainer writes to ${elsewhere}, but the run's folder is`,
+    );
+  });
+
+  it('used outside train without a folder, says what it needs', async () => {
+    await expect(new BatchExportTrainer({ policy }).update([], 1)).rejects.toThrow(/has no folder: give it dir/);
+  });
+});
+
+describe('runExamples', () => {
+  it("turns a run's retained attempts into examples, re-rendered under H0 or as rendered", async () => {
+    const { dir } = await run('harness-s', { rescue: { variants: 3, attemptsPerVariant: 1 } });
+    const trajectories = await readTrajectories(dir);
+    const { tasks } = await createCounterEnvironment().environment.loadTasks({});
+    const h0 = createPlainHarness();
+    const underH0 = runExamples(trajectories, { tasks, h0, context: 'h0' });
+    const retained = trajectories.filter((trajectory) => trajectory.training?.retained);
+    expect(underH0.map((example) => example.groupId)).toEqual(retained.map((t) => t.training?.groupId));
+    expect(underH0.every((example) => example.messages[0]?.content === h0System)).toBe(true);
+    const rendered = runExamples(trajectories, { tasks: [], h0, context: 'variant' });
+    expect(rendered.filter((example) => example.harnessId === 'good-a')[0]?.messages[0]?.content).toBe(
+      `${h0System} Variant good-a.`,
+    );
+    // `all` adds the base attempts the rescue replaced.
+    expect(runExamples(trajectories, { tasks, h0, context: 'h0', all: true })).toHaveLength(trajectories.length);
+  });
+
+  it('names an attempt whose task it was not given, when it must re-render it', async () => {
+    const { dir } = await run('grpo');
+    const trajectories = await readTrajectories(dir);
+    expect(() => runExamples(trajectories, { tasks: [], h0: createPlainHarness(), context: 'h0' })).toThrow(
+      /task count-\d of \d:count-\d#plain#\d \(split dev\) is not among the tasks given/,
+    );
+  });
+});
