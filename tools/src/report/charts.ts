@@ -1,6 +1,8 @@
+import { countOf } from '@harness-s/core';
 import { rescuingMethods } from '../compared-runs.js';
+import { routerArmLabel } from '../reproduce/settings.js';
 import { escapeHtml, slug } from './html.js';
-import { harnessColor, methodColor, sortMethods, sortVariants, variantColor, variantLabels } from './palette.js';
+import { harnessColor, methodColor, sortMethods, sortVariants, variantColor } from './palette.js';
 import type { ReportProfiles, ReportRun, RunFolder } from './run-folder.js';
 import { mean, meanCurve, unique } from './stats.js';
 import {
@@ -59,7 +61,8 @@ function rescueSeries(runs: readonly ReportRun[]): LineSeries[] {
   );
   const series = keys.map((key) => {
     const [method = '', variant = 'main'] = key.split('|');
-    const label = variant === 'main' ? method : `${method}: ${variantLabels[variant] ?? variant}`;
+    const k = rescuing.find((run) => run.record.method === method && run.record.variant === variant)?.record.k ?? 0;
+    const label = variant === 'main' ? method : `${method}: ${routerArmLabel(variant, k)}`;
     return {
       label,
       color: variant === 'main' ? methodColor(method) : variantColor(variant),
@@ -186,7 +189,11 @@ function routerChart(env: string, runs: readonly ReportRun[]): string {
   );
 }
 
-function profileRows(sets: readonly ReportProfiles[]): DivergingRow[] {
+/** Variants drawn in a helps-and-hurts chart: the ones that help most net of what they hurt. */
+const shownVariants = 14;
+
+/** Each variant's helps and hurts (mean over the sets), the most useful first; and how many there are. */
+function profileRows(sets: readonly ReportProfiles[]): { rows: DivergingRow[]; variants: number } {
   const ids = unique(sets.flatMap((set) => set.variants.map((variant) => variant.harnessId)));
   const rows = ids.map((harnessId) => {
     const entries = sets.flatMap((set) => set.variants.filter((variant) => variant.harnessId === harnessId));
@@ -198,51 +205,66 @@ function profileRows(sets: readonly ReportProfiles[]): DivergingRow[] {
       hurts: round(mean(entries.map((entry) => entry.hurts.length))),
     };
   });
-  return rows.sort((a, b) => b.helps - b.hurts - (a.helps - a.hurts)).slice(0, 14);
+  rows.sort((a, b) => b.helps - b.hurts - (a.helps - a.hurts) || a.label.localeCompare(b.label));
+  return { rows: rows.slice(0, shownVariants), variants: rows.length };
 }
+
+/** Which variants a chart shows, when not all of them. */
+const shownText = (variants: number): string =>
+  variants > shownVariants ? ` The ${shownVariants} of ${variants} variants that help most net of what they hurt.` : '';
 
 /** Helps and hurts per variant: from the profiles anchored before and after training, else the pool. */
 function variantCharts(env: string, folder: RunFolder): string[] {
   const sets = folder.profiles[env] ?? {};
   const labels = Object.keys(sets);
-  const initial = labels.filter((label) => !label.startsWith('trained'));
-  const trained = labels.filter((label) => label.startsWith('trained'));
+  const initial = profileRows(
+    labels.filter((label) => !label.startsWith('trained')).map((label) => sets[label] as ReportProfiles),
+  );
+  const trainedLabels = labels.filter((label) => label.startsWith('trained'));
+  const trained = profileRows(trainedLabels.map((label) => sets[label] as ReportProfiles));
+  // One scale for both charts, so a bar of the trained policy compares with one of the initial.
+  const largest = Math.max(1, ...[...initial.rows, ...trained.rows].flatMap((row) => [row.helps, row.hurts]));
+  const tasks = sets[labels[0] ?? '']?.tasks.length ?? 0;
   const charts: string[] = [];
-  const tasksOf = (names: string[]) => sets[names[0] ?? '']?.tasks.length ?? 0;
-  if (initial.length) {
+  if (initial.rows.length) {
     charts.push(
       divergingBarChart(
         {
           id: `${slug(env)}-profiles-initial`,
           title: 'Helps and hurts per variant, initial policy',
-          note: `Validation tasks (of ${tasksOf(initial)}) each variant solves where H0 fails, and fails where H0 solves.`,
+          note: `Validation tasks (of ${tasks}) each variant solves where H0 fails, and fails where H0 solves.${shownText(initial.variants)}`,
         },
-        profileRows(initial.map((label) => sets[label] as ReportProfiles)),
+        initial.rows,
+        largest,
       ),
     );
   }
-  if (trained.length) {
+  if (trained.rows.length) {
     charts.push(
       divergingBarChart(
         {
           id: `${slug(env)}-profiles-trained`,
           title: 'Helps and hurts per variant, trained policy',
-          note: `The same validation tasks, profiled again on the trained policy (mean over ${trained.length} seed${trained.length > 1 ? 's' : ''}).`,
+          note: `The same validation tasks, profiled again on the trained policy (mean over ${countOf(trainedLabels.length, 'seed')}), drawn to the same scale as the initial policy's chart.${shownText(trained.variants)}`,
         },
-        profileRows(trained.map((label) => sets[label] as ReportProfiles)),
+        trained.rows,
+        largest,
       ),
     );
   }
   const pool = folder.pools[env];
   if (charts.length === 0 && pool && pool.variants.length) {
+    const rows = profileRows([
+      { tasks: [], variants: pool.variants.map((variant) => ({ ...variant, harnessId: variant.id })) },
+    ]);
     charts.push(
       divergingBarChart(
         {
           id: `${slug(env)}-pool`,
           title: 'Helps and hurts per pool variant',
-          note: 'From the pool’s validation runs during evolution.',
+          note: `From the pool’s validation runs during evolution.${shownText(rows.variants)}`,
         },
-        profileRows([{ tasks: [], variants: pool.variants.map((variant) => ({ ...variant, harnessId: variant.id })) }]),
+        rows.rows,
       ),
     );
   }

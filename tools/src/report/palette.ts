@@ -8,12 +8,8 @@ const methodColors: Record<string, string> = {
   'harness-s': '#1f6feb',
 };
 
-/** How the router ablations read in tables and legends. */
-export const variantLabels: Record<string, string> = {
-  main: 'adaptive profiles, K variants × 1',
-  'fixed-profiles': 'fixed profiles, K variants × 1',
-  'rescue-4x2': 'adaptive profiles, K/2 variants × 2',
-};
+/** The harness-s runs of a reproduction in table order: the main run, then the router ablations. */
+const variantOrder = ['main', 'fixed-profiles', 'rescue-4x2'];
 
 const variantColors: Record<string, string> = {
   'fixed-profiles': '#79b8ff',
@@ -46,7 +42,7 @@ export function sortMethods(methods: Iterable<string>): string[] {
 
 /** Variants in ablation order: the main run first. */
 export function sortVariants(variants: Iterable<string>): string[] {
-  const order = Object.keys(variantLabels);
-  const rank = (variant: string) => (order.includes(variant) ? order.indexOf(variant) : order.length);
+  const rank = (variant: string) =>
+    variantOrder.includes(variant) ? variantOrder.indexOf(variant) : variantOrder.length;
   return [...new Set(variants)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createProgram } from '../program.js';
 import { readRunFolder, renderReport, writeReport } from './index.js';
 import { pickGroups } from './trajectory-picker.js';
+import { taskLine } from './viewer.js';
 
 const jsonl = (values: readonly unknown[]) => `${values.map((value) => JSON.stringify(value)).join('\n')}\n`;
 
@@ -296,5 +297,31 @@ describe('harness-s report', () => {
     expect(await writeReport(dir, { out: nested })).toBe(nested);
     await expect(writeReport(out)).rejects.toThrow(`report: ${out} is a file; give a run's folder`);
     await expect(writeReport(join(dir, 'nope'))).rejects.toThrow(`report: no such folder ${join(dir, 'nope')}`);
+  });
+
+  it('names the router ablations by their rescue shape, as the text tables do', async () => {
+    const dir = await reproductionFolder();
+    const results = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
+    results.records.push(
+      { ...summary('harness-s', 1, 0.6), variant: 'fixed-profiles', runDir: 'train/gone' },
+      { ...summary('harness-s', 1, 0.6), variant: 'rescue-4x2', runDir: 'train/gone' },
+    );
+    await writeFile(join(dir, 'results.json'), JSON.stringify(results));
+    const html = await renderReport(dir);
+    // Group size 2: the main run 2 variants x 1, the breadth ablation 1 x 2.
+    const routers = [...html.matchAll(/<td class="method">((?:adaptive|fixed) profiles, \dx\d)<\/td>/g)].map(
+      (match) => match[1],
+    );
+    expect(routers).toEqual(['adaptive profiles, 2x1', 'fixed profiles, 2x1', 'adaptive profiles, 1x2']);
+  });
+});
+
+describe('taskLine', () => {
+  it('is the line that says what to do: after an introduction, or the first with text', () => {
+    expect(taskLine('My name is Ana. My email is a@b.example.\nTask: Like every song in my playlist.')).toBe(
+      'Task: Like every song in my playlist.',
+    );
+    expect(taskLine('\n  How many rows?\nThe table is T.')).toBe('How many rows?');
+    expect(taskLine('')).toBe('');
   });
 });

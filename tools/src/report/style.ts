@@ -29,7 +29,7 @@ main h2 { font-size:19px; margin:0 0 4px; font-weight:650; letter-spacing:-0.01e
 .table-card h3 { margin:0 0 2px; font-size:15px; }
 table { border-collapse:collapse; width:100%; font-variant-numeric:tabular-nums; }
 th, td { padding:7px 10px; text-align:left; border-bottom:1px solid var(--soft); white-space:nowrap; }
-thead th { font-size:12px; color:var(--muted); font-weight:600; text-transform:uppercase; letter-spacing:0.03em; border-bottom:1px solid var(--line); }
+thead th { white-space:normal; vertical-align:bottom; font-size:12px; color:var(--muted); font-weight:600; text-transform:uppercase; letter-spacing:0.03em; border-bottom:1px solid var(--line); }
 th.num, td.num { text-align:right; }
 tbody tr.env-start > * { border-top:1px solid var(--line); }
 th.env { font-weight:600; vertical-align:top; }
@@ -83,6 +83,8 @@ svg .value { font-size:11px; fill:var(--muted); font-variant-numeric:tabular-num
 .lane.rescue { border-top-color:var(--green); }
 .lane h4 { margin:0 0 8px; font-size:12.5px; color:var(--muted); font-weight:600; text-transform:uppercase; letter-spacing:0.03em; }
 .lane-columns { display:flex; gap:8px; align-items:flex-start; }
+/* Narrow screens: the rescue lane under H0's, each scrolling on its own, so it is never off-screen. */
+@media (max-width:1100px) { .columns { flex-direction:column; } .lane { max-width:100%; overflow-x:auto; } }
 .attempt { border:1px solid var(--line); border-radius:8px; background:#fcfdfd; width:380px; }
 .attempt.success { border-color:#9bd5a9; }
 .attempt:not([open]) { width:34px; background:#fff5f4; border-color:#f4c7c3; }

@@ -82,6 +82,12 @@ describe('svg charts', () => {
     // hurts, helps per row: the largest count gets the longest bar, the others in proportion.
     expect(widths[1]).toBeCloseTo((widths[3] ?? 0) * 2, 0);
     expect(widths[1]).toBeCloseTo((widths[2] ?? 0) * 4, 0);
+    // On a scale set from outside (a chart drawn beside another), a count of 1 is a quarter of 4's bar.
+    const scaled = numbers(
+      divergingBarChart({ id: 'e', title: 'helps' }, [{ label: 'v', helps: 1, hurts: 0 }], 4),
+      'width',
+    );
+    expect(scaled[1]).toBeCloseTo((widths[1] ?? 0) / 4, 0);
   });
 
   it('says so instead of drawing an empty chart', () => {

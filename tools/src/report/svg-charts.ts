@@ -182,16 +182,19 @@ export interface DivergingRow {
   hurts: number;
 }
 
-/** Horizontal bars of tasks a variant solves that H0 does not (right) and loses (left). */
-export function divergingBarChart(frame: ChartFrame, rows: readonly DivergingRow[]): string {
+/**
+ * Horizontal bars of tasks a variant solves that H0 does not (right) and loses (left). `largest`
+ * sets the scale (default: the largest count drawn), so that charts set side by side compare.
+ */
+export function divergingBarChart(frame: ChartFrame, rows: readonly DivergingRow[], largest?: number): string {
   if (rows.length === 0) return emptyChart(frame, 'No profiles in this run folder.');
   const rowHeight = rows.some((row) => row.detail) ? 36 : 26;
   const labelWidth = 190;
   const chartHeight = margin.top + rows.length * rowHeight + 34;
-  const largest = Math.max(1, ...rows.flatMap((row) => [row.helps, row.hurts]));
+  const top = Math.max(1, largest ?? 0, ...rows.flatMap((row) => [row.helps, row.hurts]));
   const half = (width - labelWidth - margin.right - 16) / 2;
   const zero = labelWidth + 8 + half;
-  const scale = (value: number) => (value / largest) * (half - 24);
+  const scale = (value: number) => (value / top) * (half - 24);
   const body = rows
     .map((row, index) => {
       const top = margin.top + index * rowHeight;

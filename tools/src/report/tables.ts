@@ -1,9 +1,10 @@
 import { rescuingMethods } from '../compared-runs.js';
 import { clearOfZero, type PairedDifference, pairedDifferenceCell } from '../paired-differences.js';
 import { pairedColumns, pairedRows } from '../reproduce/paired-table.js';
+import { routerArmLabel } from '../reproduce/settings.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { escapeHtml } from './html.js';
-import { methodColor, sortMethods, sortVariants, variantLabels } from './palette.js';
+import { methodColor, sortMethods, sortVariants } from './palette.js';
 import type { ReportPoolSummary, ReportRecord, RunFolder } from './run-folder.js';
 import { mean, percentText, rescueSuccessRates, spread, unique } from './stats.js';
 
@@ -90,7 +91,7 @@ export function mainTable(records: readonly ReportRecord[]): string {
   );
 }
 
-/** The router ablations of harness-s: adaptive against fixed profiles, K × 1 against K/2 × 2. */
+/** The router ablations of harness-s: adaptive against fixed profiles, K x 1 against K/2 x 2. */
 export function ablationTable(records: readonly ReportRecord[]): string {
   const runs = records.filter((record) => record.method === 'harness-s');
   if (!runs.some((record) => record.variant !== 'main')) return '';
@@ -100,7 +101,7 @@ export function ablationTable(records: readonly ReportRecord[]): string {
       env,
       sortVariants(runs.filter((record) => record.env === env).map((record) => record.variant)).map((variant) => {
         const ofVariant = runs.filter((record) => record.env === env && record.variant === variant);
-        return `<td class="method">${escapeHtml(variantLabels[variant] ?? variant)}</td><td class="num">${ofVariant.length}</td>${meanCell(rescueSuccessRates(ofVariant))}${meanCell(ofVariant.map((record) => record.effectiveGroupRate))}${meanCell(ofVariant.map((record) => record.evalUnderH0.passAtK))}${meanCell(ofVariant.map((record) => record.evalUnderH0.avgAtK))}`;
+        return `<td class="method">${escapeHtml(routerArmLabel(variant, ofVariant[0]?.k ?? 0))}</td><td class="num">${ofVariant.length}</td>${meanCell(rescueSuccessRates(ofVariant))}${meanCell(ofVariant.map((record) => record.effectiveGroupRate))}${meanCell(ofVariant.map((record) => record.evalUnderH0.passAtK))}${meanCell(ofVariant.map((record) => record.evalUnderH0.avgAtK))}`;
       }),
     ),
   );
@@ -248,7 +249,7 @@ export function pairedTable(records: readonly ReportRecord[]): string {
   if (rows.length === 0) return '';
   const k = records[0]?.evalUnderH0.k ?? 3;
   const cell = (difference: PairedDifference | null, seeds: number) => {
-    if (difference === null) return '<td class="num missing"></td>';
+    if (difference === null) return '<td class="num missing">–</td>';
     // An interval clear of 0 is marked, above or below: the difference stands beyond the spread between seeds.
     const clear = { 1: ' clear-up', 0: '', [-1]: ' clear-down' }[clearOfZero(difference)];
     return `<td class="num${clear}">${escapeHtml(pairedDifferenceCell(difference, seeds))}</td>`;

@@ -1,4 +1,5 @@
 import type { Message, Trajectory } from '@harness-s/core';
+import { routerArmLabel } from '../reproduce/settings.js';
 import { escapeHtml } from './html.js';
 import type { PickedGroup } from './trajectory-picker.js';
 
@@ -112,6 +113,15 @@ function laneHtml(
     .join('')}</div></div>`;
 }
 
+/**
+ * The line of a task prompt that says what to do: one that starts with `Task:` (AppWorld's
+ * instructions open with the person's introduction), else the first line with text.
+ */
+export function taskLine(prompt: string): string {
+  const lines = prompt.split('\n').map((line) => line.trim());
+  return lines.find((line) => /^task:/i.test(line)) ?? lines.find(Boolean) ?? '';
+}
+
 const successes = (attempts: readonly Trajectory[]) => attempts.filter((attempt) => attempt.evaluation?.success).length;
 
 function groupHtml(group: PickedGroup): string {
@@ -119,7 +129,7 @@ function groupHtml(group: PickedGroup): string {
   const h0System = group.base[0]?.messages.find((message) => message.role === 'system')?.content;
   const rescuer = group.method === 'harness-s' ? 'variants' : 'H0 again';
   return `<details class="group" data-group="${escapeHtml(group.groupId)}">
-<summary><span class="group-task">${escapeHtml(group.taskId)}</span><span class="group-outcome">H0 ${successes(group.base)}/${group.base.length} → rescue ${successes(group.rescue)}/${group.rescue.length}</span><span class="group-meta">${escapeHtml(`${group.env} · ${group.method}${group.variant === 'main' ? '' : ` (${group.variant})`} · seed ${group.seed} · step ${group.step}`)}</span><span class="group-text">${escapeHtml(task.split('\n')[0]?.slice(0, 160) ?? '')}</span></summary>
+<summary><span class="group-task">${escapeHtml(group.taskId)}</span><span class="group-outcome">H0 ${successes(group.base)}/${group.base.length} → rescue ${successes(group.rescue)}/${group.rescue.length}</span><span class="group-meta">${escapeHtml(`${group.env} · ${group.method}${group.variant === 'main' ? '' : ` (${routerArmLabel(group.variant, group.base.length)})`} · seed ${group.seed} · step ${group.step}`)}</span><span class="group-text">${escapeHtml(taskLine(task).slice(0, 160))}</span></summary>
 <div class="group-body"><div class="toolbar"><button type="button" data-attempts="open">Open all attempts</button><button type="button" data-attempts="close">Close all</button><span class="hint">Each column is one attempt; click a column’s header (or a closed strip) to open or close it.</span></div>
 <div class="columns">${laneHtml(`Under H0: ${group.base.length} attempts, all failed`, 'base', group.base, h0System)}${laneHtml(`Rescue under ${rescuer}: ${successes(group.rescue)} of ${group.rescue.length} solved`, 'rescue', group.rescue, h0System)}</div></div>
 </details>`;

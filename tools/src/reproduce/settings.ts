@@ -55,3 +55,15 @@ export type Ablation = (typeof ablations)[number];
 
 /** The rescue shape of the breadth ablation (`rescue-4x2`) for group size K: K/2 variants x 2 attempts. */
 export const breadthAblationShape = (k: number) => ({ variants: Math.max(1, k / 2), attemptsPerVariant: 2 });
+
+/**
+ * How a harness-s run of a reproduction reads in every table and legend, for group size K:
+ * `adaptive profiles, 8x1`, `fixed profiles, 8x1`, `adaptive profiles, 4x2`.
+ */
+export function routerArmLabel(variant: string, k: number): string {
+  const breadth = breadthAblationShape(k);
+  if (variant === 'main') return `adaptive profiles, ${k}x1`;
+  if (variant === 'fixed-profiles') return `fixed profiles, ${k}x1`;
+  if (variant === 'rescue-4x2') return `adaptive profiles, ${breadth.variants}x${breadth.attemptsPerVariant}`;
+  return variant;
+}

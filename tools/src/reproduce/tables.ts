@@ -4,7 +4,7 @@ import { rescueSuccessRates } from '../report/stats.js';
 import { pairedText, poolRescueStudies, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
 import { formatPairedDifferences } from './paired-table.js';
 import { mean, type ResultRecord, spread } from './results.js';
-import { ablations, breadthAblationShape, reproduceMethods } from './settings.js';
+import { ablations, reproduceMethods, routerArmLabel } from './settings.js';
 
 const pct = (value: number): string => `${(value * 100).toFixed(2)}`;
 const meanSpread = (values: readonly number[]): string =>
@@ -59,14 +59,7 @@ export function formatReproduceTables(records: readonly ResultRecord[]): string 
       );
       if (runs.length === 0) return [];
       // The rescue shapes follow the group size: K x 1, and K/2 x 2 for the breadth ablation.
-      const groupSize = (runs[0] as ResultRecord).k;
-      const breadth = breadthAblationShape(groupSize);
-      const label =
-        variant === 'main'
-          ? `adaptive profiles, ${groupSize}x1`
-          : variant === 'fixed-profiles'
-            ? `fixed profiles, ${groupSize}x1`
-            : `adaptive profiles, ${breadth.variants}x${breadth.attemptsPerVariant}`;
+      const label = routerArmLabel(variant, (runs[0] as ResultRecord).k);
       return [
         [env, label, meanSpread(rescueSuccessRates(runs)), meanSpread(runs.map((run) => run.evalUnderH0.avgAtK))],
       ];
