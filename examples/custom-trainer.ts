@@ -15,7 +15,6 @@ import {
   type RescueRequest,
   type RescueRouter,
   readTrajectories,
-  runExamples,
   type ScoredGroup,
   splitTasks,
   type Trainer,
@@ -23,6 +22,7 @@ import {
   type TrainingExample,
   type TrainSummary,
   train,
+  trainingExamples,
 } from '@harness-s/core';
 import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
 import { createHarness, dbbenchH0, deriveVariant, environmentExtras, proposeChanges } from '@harness-s/harness-dsh';
@@ -151,7 +151,7 @@ export async function runExample(dir: string): Promise<ExampleResult> {
 
     // The retained attempts as training examples, every one re-rendered under H0 (what
     // `harness-s export RUN_DIR --context h0` writes).
-    const examples = runExamples(await readTrajectories(dir), { tasks, h0, context: 'h0' });
+    const examples = trainingExamples(await readTrajectories(dir), { tasks, h0, context: 'h0' });
 
     return {
       summary,

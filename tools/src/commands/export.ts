@@ -5,9 +5,9 @@ import {
   ConfigError,
   readJson,
   readTrajectories,
-  runExamples,
   type Task,
   type TrainingExample,
+  trainingExamples,
   writeFileAtomic,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
@@ -73,7 +73,7 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
       await environment.close();
     }
   }
-  const examples = runExamples(trajectories, { tasks: tasks.values(), h0, context, all: flags.all ?? false });
+  const examples = trainingExamples(trajectories, { tasks: tasks.values(), h0, context, all: flags.all ?? false });
   const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, examples.map((example) => `${JSON.stringify(example)}\n`).join(''));

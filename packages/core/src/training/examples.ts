@@ -52,7 +52,7 @@ export function trainingExample(
   };
 }
 
-export interface RunExamplesOptions {
+export interface TrainingExamplesOptions {
   /** The run's tasks (any that its attempts name), to re-render attempts under H0. */
   tasks: Iterable<Task>;
   /** The run's base harness. */
@@ -72,7 +72,10 @@ export interface RunExamplesOptions {
  * Give it `readTrajectories(runDir)`. An attempt whose task is missing from `tasks` is refused by
  * name when it must be re-rendered.
  */
-export function runExamples(trajectories: Iterable<Trajectory>, options: RunExamplesOptions): TrainingExample[] {
+export function trainingExamples(
+  trajectories: Iterable<Trajectory>,
+  options: TrainingExamplesOptions,
+): TrainingExample[] {
   const tasks = new Map<string, Task>();
   for (const task of options.tasks) tasks.set(task.id, task);
   const examples: TrainingExample[] = [];

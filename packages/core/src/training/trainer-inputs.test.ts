@@ -7,7 +7,7 @@ import { readTrajectories } from '../run-store.js';
 import { createCounterEnvironment, createPlainHarness } from '../testing/index.js';
 import { policy, run } from './__fixtures__/rescue-run.js';
 import { BatchExportTrainer } from './batch-export-trainer.js';
-import { runExamples, type TrainingExample } from './examples.js';
+import { type TrainingExample, trainingExamples } from './examples.js';
 
 const h0System = createPlainHarness().start({ id: 't', instruction: '' } as never, [])[0]?.content;
 
@@ -75,28 +75,28 @@ describe('BatchExportTrainer', () => {
   });
 });
 
-describe('runExamples', () => {
+describe('trainingExamples', () => {
   it("turns a run's retained attempts into examples, re-rendered under H0 or as rendered", async () => {
     const { dir } = await run('harness-s', { rescue: { variants: 3, attemptsPerVariant: 1 } });
     const trajectories = await readTrajectories(dir);
     const { tasks } = await createCounterEnvironment().environment.loadTasks({});
     const h0 = createPlainHarness();
-    const underH0 = runExamples(trajectories, { tasks, h0, context: 'h0' });
+    const underH0 = trainingExamples(trajectories, { tasks, h0, context: 'h0' });
     const retained = trajectories.filter((trajectory) => trajectory.training?.retained);
     expect(underH0.map((example) => example.groupId)).toEqual(retained.map((t) => t.training?.groupId));
     expect(underH0.every((example) => example.messages[0]?.content === h0System)).toBe(true);
-    const rendered = runExamples(trajectories, { tasks: [], h0, context: 'variant' });
+    const rendered = trainingExamples(trajectories, { tasks: [], h0, context: 'variant' });
     expect(rendered.filter((example) => example.harnessId === 'good-a')[0]?.messages[0]?.content).toBe(
       `${h0System} Variant good-a.`,
     );
     // `all` adds the base attempts the rescue replaced.
-    expect(runExamples(trajectories, { tasks, h0, context: 'h0', all: true })).toHaveLength(trajectories.length);
+    expect(trainingExamples(trajectories, { tasks, h0, context: 'h0', all: true })).toHaveLength(trajectories.length);
   });
 
   it('names an attempt whose task it was not given, when it must re-render it', async () => {
     const { dir } = await run('grpo');
     const trajectories = await readTrajectories(dir);
-    expect(() => runExamples(trajectories, { tasks: [], h0: createPlainHarness(), context: 'h0' })).toThrow(
+    expect(() => trainingExamples(trajectories, { tasks: [], h0: createPlainHarness(), context: 'h0' })).toThrow(
       /task count-\d of \d:count-\d#plain#\d \(split dev\) is not among the tasks given/,
     );
   });
