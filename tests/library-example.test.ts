@@ -30,6 +30,8 @@ describe('the library example (examples/custom-trainer.ts)', () => {
     expect(rescued.every((example) => example.context === 'h0')).toBe(true);
     expect(result.examples.every((example) => Number.isFinite(example.advantage))).toBe(true);
     // With the tools the model was offered, for a chat template to render.
-    expect(result.examples.every((example) => example.tools?.some((tool) => tool.name === 'execute_sql'))).toBe(true);
+    expect(
+      result.examples.every((example) => example.tools?.some((tool) => tool.function.name === 'execute_sql')),
+    ).toBe(true);
   }, 120_000);
 });

@@ -98,4 +98,12 @@ const modelOptions = (): Option[] => [
   new Option('--max-tokens <n>', 'completion token limit (--policy openai)').argParser(integer('--max-tokens', 1)),
   new Option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)"),
   new Option('--logprobs', "--policy openai: record the completion tokens' log-probabilities"),
+  new Option(
+    '--request-timeout <s>',
+    'seconds to wait for each answer of the model server before retrying it (--policy openai; default 120)',
+  ).argParser(integer('--request-timeout', 1)),
+  new Option(
+    '--max-retries <n>',
+    'retries of a request the server failed (timeout, 5xx, no connection) before the attempt records an infrastructure error (--policy openai; default 4)',
+  ).argParser(integer('--max-retries', 0)),
 ];

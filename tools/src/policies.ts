@@ -34,7 +34,23 @@ export interface PolicyFlags {
   tokenIds?: boolean;
   /** Ask the server for the completion tokens' log-probabilities. */
   logprobs?: boolean;
+  /** Seconds to wait for each answer of the server (default 120). */
+  requestTimeout?: number;
+  /** Retries of a request the server failed (default 4). */
+  maxRetries?: number;
 }
+
+/** The flags that only a model behind an endpoint reads, by their command-line names. */
+const modelFlags: ReadonlyArray<[keyof PolicyFlags, string]> = [
+  ['model', '--model'],
+  ['baseUrl', '--base-url'],
+  ['temperature', '--temperature'],
+  ['maxTokens', '--max-tokens'],
+  ['tokenIds', '--token-ids'],
+  ['logprobs', '--logprobs'],
+  ['requestTimeout', '--request-timeout'],
+  ['maxRetries', '--max-retries'],
+];
 
 /** The flags that change the simulated policy's settings. */
 export interface SimulatedSettingsFlags {
@@ -117,6 +133,14 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
       code: 'bad-flag',
     });
   }
+  const modelOnly = modelFlags.find(([key]) => flags[key] !== undefined && flags[key] !== false);
+  if (modelOnly && flags.policy !== 'openai')
+    throw new ConfigError(
+      `${modelOnly[1]} applies to --policy openai, a model behind an endpoint; --policy is '${flags.policy}'`,
+      {
+        code: 'bad-flag',
+      },
+    );
   switch (flags.policy) {
     case 'sim':
       return new SimulatedPolicy(flags.sim ?? {});
@@ -134,6 +158,11 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
           },
         );
       }
+      if (!URL.canParse(baseUrl))
+        throw new ConfigError(
+          `${flags.baseUrl === undefined ? 'OPENAI_BASE_URL' : '--base-url'}: '${baseUrl}' is not a URL; give the endpoint with its scheme, e.g. http://127.0.0.1:8000/v1`,
+          { code: 'bad-flag' },
+        );
       if (!flags.model) throw new ConfigError('--policy openai needs --model NAME', { code: 'bad-flag' });
       return createOpenAIPolicy({
         baseUrl,
@@ -142,6 +171,8 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
         ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
         ...(flags.tokenIds ? { returnTokenIds: true } : {}),
         ...(flags.logprobs ? { logprobs: true } : {}),
+        ...(flags.requestTimeout === undefined ? {} : { timeoutMs: flags.requestTimeout * 1000 }),
+        ...(flags.maxRetries === undefined ? {} : { maxRetries: flags.maxRetries }),
       });
     }
     default:

@@ -8,7 +8,7 @@ import { deriveSeed } from './random.js';
 import type { RunStore } from './run-store.js';
 import { type EvalSummary, summarizeEvaluation } from './summary.js';
 import type { Task, TaskSet } from './task.js';
-import { type Trajectory, trajectoryId } from './trajectory.js';
+import { isScored, type Trajectory, trajectoryId } from './trajectory.js';
 
 /** Progress of an evaluation, reported after every finished attempt. */
 export interface EvaluationProgress {
@@ -51,7 +51,10 @@ export interface EvaluationOptions<T extends Task> {
   runId: string;
   /** Where trajectories go as they finish. */
   store?: RunStore;
-  /** Trajectories already recorded by an earlier, interrupted run: those attempts are not rerun. */
+  /**
+   * Trajectories already recorded by an earlier, interrupted run: those attempts are not rerun,
+   * except the ones recorded without a score (every try ended in an infrastructure error).
+   */
   resumeFrom?: readonly Trajectory[];
   /**
    * With `resumeFrom`: the wall time the run took before (its earlier summary's `durationMs`),
@@ -96,8 +99,9 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
       code: 'bad-attempts',
     });
   }
+  // An attempt recorded without a score (every try an infrastructure error) is run again.
   const done = new Map<string, Trajectory>();
-  for (const trajectory of options.resumeFrom ?? []) done.set(trajectory.id, trajectory);
+  for (const trajectory of options.resumeFrom ?? []) if (isScored(trajectory)) done.set(trajectory.id, trajectory);
 
   const harnessOf = (task: T): Harness => options.harnessFor?.(task) ?? harness;
   const pending: Array<{ task: T; attempt: number }> = [];

@@ -36,8 +36,13 @@ export const EvalSummary = z.object({
   tasks: z.number().int().nonnegative(),
   /** Tasks solved in at least one attempt. */
   solved: z.number().int().nonnegative(),
-  /** Ids of the tasks never solved. */
+  /** Ids of the tasks never solved, of those with a scored attempt. */
   unsolved: z.array(z.string()),
+  /**
+   * Ids of the tasks with no scored attempt: every try of every attempt ended in an infrastructure
+   * error. They count in neither Pass@k and Avg@k nor `solved` and `unsolved`.
+   */
+  unscoredTasks: z.array(z.string()).default([]),
   /** Mean unbiased Pass@k over tasks, in [0, 1]. */
   passAtK: z.number().min(0).max(1),
   /** Mean success over attempts, averaged over tasks, in [0, 1]. */
@@ -125,7 +130,8 @@ export function summarizeEvaluation(context: SummaryContext, trajectories: reado
     seed: context.seed,
     tasks: perTask.length,
     solved: solved.length,
-    unsolved: perTask.filter((task) => task.successes === 0).map((task) => task.id),
+    unsolved: perTask.filter((task) => task.attempts > 0 && task.successes === 0).map((task) => task.id),
+    unscoredTasks: perTask.filter((task) => task.attempts === 0).map((task) => task.id),
     passAtK: meanPassAtK(perTask, context.k),
     avgAtK: meanAvgAtK(perTask),
     unloadable: [...context.unloadable],

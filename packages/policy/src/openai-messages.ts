@@ -1,47 +1,21 @@
-import { type AssistantMessage, formatZodError, type Message, type ToolSpec, type Usage } from '@harness-s/core';
+import {
+  type AssistantMessage,
+  toChatMessages as coreChatMessages,
+  toChatTools as coreChatTools,
+  formatZodError,
+  type Message,
+  type ToolSpec,
+  type Usage,
+} from '@harness-s/core';
 import type OpenAI from 'openai';
 import { z } from 'zod';
 
-/**
- * Converts core messages to the chat completions wire format. An assistant message without tool
- * calls gets no `tool_calls` key at all, because OpenAI rejects an empty `tool_calls` array.
- */
-export function toChatMessages(messages: readonly Message[]): OpenAI.ChatCompletionMessageParam[] {
-  return messages.map(toChatMessage);
-}
+/** Core messages in the chat completions wire format (the SDK's types over core's). */
+export const toChatMessages = (messages: readonly Message[]): OpenAI.ChatCompletionMessageParam[] =>
+  coreChatMessages(messages) as OpenAI.ChatCompletionMessageParam[];
 
-function toChatMessage(message: Message): OpenAI.ChatCompletionMessageParam {
-  switch (message.role) {
-    case 'system':
-      return { role: 'system', content: message.content };
-    case 'user':
-      return { role: 'user', content: message.content };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content,
-        ...(message.toolCalls?.length
-          ? {
-              tool_calls: message.toolCalls.map((call) => ({
-                id: call.id,
-                type: 'function' as const,
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }
-          : {}),
-      };
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-  }
-}
-
-/** Converts core tool specs to function tools; the JSON schema is sent as the parameters unchanged. */
-export function toChatTools(tools: readonly ToolSpec[]): OpenAI.ChatCompletionFunctionTool[] {
-  return tools.map((tool) => ({
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
-}
+/** Core tool specs as function tools. */
+export const toChatTools = (tools: readonly ToolSpec[]): OpenAI.ChatCompletionFunctionTool[] => coreChatTools(tools);
 
 /**
  * The part of a chat completion body this policy relies on. The SDK's types describe what OpenAI

@@ -171,8 +171,10 @@ function rejectionHint(status: number): string {
 function serverMessage(error: APIError): string {
   const body: unknown = error.error;
   let text: string;
-  const { message } = isRecord(body) ? body : {};
+  // OpenAI's `{ message }`, or FastAPI's `{ detail }` (vLLM's router answers a wrong path with it).
+  const { message, detail } = isRecord(body) ? body : {};
   if (typeof message === 'string') text = message;
+  else if (typeof detail === 'string') text = detail;
   else {
     // Without a JSON error the SDK's message is `<status> <body text>`; the status is reported separately.
     const prefix = `${error.status} `;

@@ -65,8 +65,12 @@ describe('harness-s doctor', () => {
       expect(byPart(checks, 'Redis redis://127.0.0.1:2')).toMatchObject({ status: 'unreachable', required: true });
       expect(byPart(checks, 'OpenAI-compatible endpoint')).toMatchObject({
         status: 'ok',
-        detail: 'serves 1 model(s), test among them',
+        detail: expect.stringMatching(
+          /^serves 1 model\(s\), test among them; answered a chat completion with a tool in \d+ ms$/,
+        ),
       });
+      // The chat completion went out as a run's do: with a tool to call.
+      expect(JSON.stringify(chat.tools.at(-1))).toContain('"name":"finish"');
       expect(byPart(checks, 'Docker daemon')).toMatchObject({ status: 'skipped', detail: '--no-docker' });
       const table = printed.join('\n');
       expect(table).toMatch(/unreachable! +PostgreSQL .*; needed by dbbench --db postgres:\/\/\.\.\./);

@@ -257,7 +257,43 @@ function plan(flags: DoctorFlags): Plan[] {
         if (flags.model && !models.includes(flags.model)) {
           throw new Error(`serves ${models.join(', ') || 'no model'}, not ${flags.model}`);
         }
-        return `serves ${models.length} model(s)${flags.model ? `, ${flags.model} among them` : ''}`;
+        if (!flags.model) return `serves ${models.length} model(s); --model NAME also tries a chat completion`;
+        // As a run asks: a chat completion with a tool to call.
+        const started = performance.now();
+        const chat = await fetch(`${(baseUrl ?? '').replace(/\/$/, '')}/chat/completions`, {
+          method: 'POST',
+          signal,
+          headers: {
+            'content-type': 'application/json',
+            ...(process.env['OPENAI_API_KEY'] ? { authorization: `Bearer ${process.env['OPENAI_API_KEY']}` } : {}),
+          },
+          body: JSON.stringify({
+            model: flags.model,
+            messages: [{ role: 'user', content: 'Call the tool finish with the answer 2, the sum of 1 and 1.' }],
+            tools: [
+              {
+                type: 'function',
+                function: {
+                  name: 'finish',
+                  description: 'Ends the task with an answer.',
+                  parameters: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+                },
+              },
+            ],
+            max_tokens: 64,
+          }),
+        });
+        const text = await chat.text();
+        if (!chat.ok)
+          throw new Error(`POST /chat/completions with a tool answered ${chat.status}: ${text.slice(0, 200)}`);
+        let reply: { choices?: Array<{ message?: unknown }> };
+        try {
+          reply = JSON.parse(text);
+        } catch {
+          throw new Error(`POST /chat/completions answered a body that is not JSON: ${text.slice(0, 200)}`);
+        }
+        if (!reply.choices?.[0]?.message) throw new Error('POST /chat/completions answered no choices[0].message');
+        return `serves ${models.length} model(s), ${flags.model} among them; answered a chat completion with a tool in ${Math.round(performance.now() - started)} ms`;
       },
     },
   ];

@@ -3,9 +3,12 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   ConfigError,
+  countOf,
   type Environment,
   EvalSummary,
   evaluate,
+  InfrastructureError,
+  isScored,
   RunStore,
   readTrajectories,
   type Task,
@@ -43,6 +46,8 @@ export interface EvalFlags extends SimulatedSettingsFlags {
   maxTokens?: number;
   tokenIds?: boolean;
   logprobs?: boolean;
+  requestTimeout?: number;
+  maxRetries?: number;
   scoring?: string;
   /** Where dbbench episodes run, e.g. `postgres://user@host:5432/db` (default `pglite:`). */
   db?: string;
@@ -64,6 +69,7 @@ export interface EvalFlags extends SimulatedSettingsFlags {
 /** Keeps the tasks named by `--tasks` and the first `--limit`; unknown ids are an error. */
 function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): TaskSet<T> {
   let tasks = taskSet.tasks;
+  let unloadable = taskSet.unloadable;
   if (flags.tasks?.length) {
     const known = new Set([...tasks.map((task) => task.id), ...taskSet.unloadable.map((item) => item.id)]);
     const missing = flags.tasks.filter((id) => !known.has(id));
@@ -71,15 +77,25 @@ function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): Tas
       throw new ConfigError(`--tasks: no task ${missing.join(', ')} in this split`, { code: 'bad-flag' });
     const wanted = new Set(flags.tasks);
     tasks = tasks.filter((task) => wanted.has(task.id));
+    unloadable = unloadable.filter((item) => wanted.has(item.id));
   }
   if (flags.limit !== undefined) tasks = tasks.slice(0, flags.limit);
-  return { tasks, unloadable: taskSet.unloadable };
+  return { tasks, unloadable };
 }
 
 const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 
 /** What a continued evaluation may change: how it runs, not what it measures. */
-const evalChangeable = ['concurrency', 'db', 'sandbox', 'unconfined', 'appworldUrl', 'baseUrl'];
+const evalChangeable = [
+  'concurrency',
+  'db',
+  'sandbox',
+  'unconfined',
+  'appworldUrl',
+  'baseUrl',
+  'requestTimeout',
+  'maxRetries',
+];
 
 /** `harness-s eval`: k attempts per task under one harness; prints Pass@k and Avg@k; writes a run folder. */
 export async function runEval(
@@ -122,6 +138,7 @@ export async function runEval(
     if (flags.resume && !existsSync(dir))
       throw new ConfigError(`--resume: no run folder at ${dir}`, { code: 'bad-flag' });
     const resumeFrom = flags.resume ? await readTrajectories(dir) : [];
+    const recorded = resumeFrom.filter(isScored).length;
     // The time the run took before: a finished run's summary says it; a killed one's attempts span it.
     const earlierDurationMs = flags.resume ? ((await recordedDuration(dir)) ?? attemptsSpan(resumeFrom)) : 0;
     const runId = dir.split('/').pop() ?? 'run';
@@ -158,14 +175,18 @@ export async function runEval(
         (taskSet.unloadable.length ? ` (${taskSet.unloadable.length} not loadable)` : '') +
         (resumeFrom.length === 0
           ? ''
-          : resumeFrom.length >= taskSet.tasks.length * attempts
+          : recorded >= taskSet.tasks.length * attempts
             ? ', every attempt already recorded: the summary is written again from them'
-            : `, resuming with ${resumeFrom.length} recorded`),
+            : `, resuming with ${recorded} recorded` +
+              (recorded < resumeFrom.length
+                ? ` (${countOf(resumeFrom.length - recorded, 'attempt')} without a score run again)`
+                : '')),
     );
     const progress = flags.quiet ? undefined : createProgress('eval', taskSet.tasks.length * attempts);
     let summary: EvalSummary;
+    let trajectories: Trajectory[];
     try {
-      ({ summary } = await evaluate({
+      ({ summary, trajectories } = await evaluate({
         environment,
         taskSet,
         split: splitName,
@@ -194,6 +215,18 @@ export async function runEval(
       await store.close();
     }
     process.stdout.write(`${formatSummary(summary, environment)}\nRun folder: ${dir}\n${await reportLine(dir)}`);
+    const lost = trajectories.find((trajectory) => !isScored(trajectory))?.infraErrors.at(-1);
+    if (lost) {
+      const again = `once the cause is fixed, eval --resume ${dir} runs them again`;
+      if (summary.unscoredTasks.length === summary.tasks)
+        throw new InfrastructureError(
+          `no attempt could be scored: every try ended in an infrastructure error (the first: ${lost.message}); ${again}`,
+          { code: 'every-attempt-lost' },
+        );
+      process.stderr.write(
+        `warning: ${countOf(summary.unscoredAttempts, 'attempt')} lost to infrastructure errors (the first: ${lost.message}); ${again}\n`,
+      );
+    }
     return summary;
   } finally {
     await interrupts.releaseAfter(() => environment.close());
@@ -235,23 +268,31 @@ export function formatSummary(summary: EvalSummary, environment?: Pick<Environme
   const k = summary.k;
   // Tasks without a category are counted under 'all': the total row says it when they are all there is.
   const categories = Object.entries(summary.perCategory).sort(([a], [b]) => a.localeCompare(b));
+  // A category none of whose tasks has a scored attempt has no rate (every try an infrastructure error).
+  const scored = (category: string | null) =>
+    summary.perTask.some((task) => task.attempts > 0 && (category === null || (task.category ?? 'all') === category));
+  const rate = (value: number, category: string | null) => (scored(category) ? percent(value) : '-');
   const rows = (categories.length === 1 && categories[0]?.[0] === 'all' ? [] : categories).map(([category, rates]) => [
     category === 'all' ? '(none)' : category,
     String(rates.tasks),
-    percent(rates.passAtK),
-    percent(rates.avgAtK),
+    rate(rates.passAtK, category),
+    rate(rates.avgAtK, category),
   ]);
   const table = renderTable(
     ['category', 'tasks', `Pass@${k}`, `Avg@${k}`],
-    [...rows, ['all', String(summary.tasks), percent(summary.passAtK), percent(summary.avgAtK)]],
+    [...rows, ['all', String(summary.tasks), rate(summary.passAtK, null), rate(summary.avgAtK, null)]],
   );
   const lines = [
     '',
     `${summary.env}/${summary.split} | policy ${summary.policyVersion !== summary.policy && summary.policyVersion !== `${summary.policy}@0` ? summary.policyVersion : summary.policy} | harness ${summary.harness} | k=${k}${summary.attempts ? ` from ${summary.attempts} attempts per task` : ''} | seed ${summary.seed}`,
     table,
     '',
-    `solved ${summary.solved}/${summary.tasks} tasks at least once | infrastructure errors ${summary.infraErrors}` +
-      (summary.unscoredAttempts ? ` (${summary.unscoredAttempts} attempts unscored)` : '') +
+    `solved ${summary.solved}/${summary.tasks - summary.unscoredTasks.length} tasks at least once` +
+      (summary.unscoredTasks.length
+        ? ` (${countOf(summary.unscoredTasks.length, 'task')} with no scored attempt, left out of the rates)`
+        : '') +
+      ` | infrastructure errors ${summary.infraErrors}` +
+      (summary.unscoredAttempts ? ` (${countOf(summary.unscoredAttempts, 'attempt')} unscored)` : '') +
       ` | ${duration(summary.durationMs)}`,
   ];
   const added = Object.keys(summary).filter((key) => !coreSummaryKeys.has(key));

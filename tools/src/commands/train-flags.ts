@@ -117,5 +117,7 @@ export const trainChangeable = [
   'redis',
   'steps',
   'baseUrl',
+  'requestTimeout',
+  'maxRetries',
   'onBatch',
 ];

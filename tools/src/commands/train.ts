@@ -5,6 +5,7 @@ import {
   BatchExportTrainer,
   ConfigError,
   countOf,
+  InfrastructureError,
   RandomRouter,
   readTrainConfig,
   requirePool,
@@ -247,6 +248,8 @@ export async function runTrain(
         }
       },
     }).catch((error: unknown) => {
+      if (InfrastructureError.isInstance(error) && error.code === 'every-attempt-lost')
+        throw new InfrastructureError(`${error.message} (--resume ${dir})`, { code: error.code, cause: error });
       throw interrupts.explain(error, `the run continues from its last checkpoint with --resume ${dir}`);
     });
     process.stdout.write(

@@ -39,7 +39,9 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
           code: 'no-results',
         },
       );
-    return renderEvalPage(dir, parseWith(EvalSummary, summary, summaryPath), await readTrajectories(dir), options);
+    // A resumed evaluation runs again the attempts it had recorded without a score: the last record of each counts.
+    const attempts = new Map((await readTrajectories(dir)).map((trajectory) => [trajectory.id, trajectory]));
+    return renderEvalPage(dir, parseWith(EvalSummary, summary, summaryPath), [...attempts.values()], options);
   }
   const folder = await readRunFolder(dir);
   const groups = await pickGroups(folder.runs, options.groupsPerEnvironment ?? 3);

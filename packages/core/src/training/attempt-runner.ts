@@ -1,6 +1,7 @@
 import { runAttempt } from '../agent-loop.js';
 import { mapConcurrent } from '../concurrency.js';
 import type { Environment } from '../environment.js';
+import { InfrastructureError } from '../errors.js';
 import type { Harness } from '../harness.js';
 import type { Policy } from '../policy.js';
 import type { Task } from '../task.js';
@@ -56,4 +57,17 @@ export function inProcessRunner(concurrency: number): AttemptRunner {
         ),
       ),
   };
+}
+
+/**
+ * The error that stops a run when every attempt of a phase ended in an infrastructure error (a
+ * model server or a service that is down): named with the first error, and the run resumes from
+ * its last checkpoint once the cause is fixed.
+ */
+export function everyAttemptLost(phase: string, trajectories: readonly Trajectory[]): InfrastructureError {
+  const first = trajectories.flatMap((trajectory) => trajectory.infraErrors)[0];
+  return new InfrastructureError(
+    `${phase}: every attempt ended in an infrastructure error${first ? ` (the first: ${first.message})` : ''}; the run stops here, and resumes from its last checkpoint once the cause is fixed`,
+    { code: 'every-attempt-lost' },
+  );
 }

@@ -34,6 +34,8 @@ export interface BatchExportTrainerOptions {
 export class BatchExportTrainer implements Trainer {
   readonly id = 'batch-export';
   private dir: string | undefined;
+  /** The run's base harness id, told by `attach`. */
+  private h0: string | undefined;
 
   constructor(private readonly options: BatchExportTrainerOptions) {
     this.dir = options.dir;
@@ -50,6 +52,7 @@ export class BatchExportTrainer implements Trainer {
         { code: 'bad-train-options' },
       );
     this.dir = run.dir;
+    this.h0 = run.h0.spec.id;
   }
 
   async update(groups: readonly ScoredGroup[], step: number): Promise<TrainerUpdate> {
@@ -66,7 +69,8 @@ export class BatchExportTrainer implements Trainer {
         trainingExample(scored.trajectory, {
           groupId: group.groupId,
           step,
-          context: scored.context,
+          // An attempt under H0 holds H0's rendering whatever its context says (as `export` labels it).
+          context: scored.trajectory.harnessId === this.h0 ? 'h0' : scored.context,
           messages: scored.messages,
           advantage: scored.advantage,
         }),

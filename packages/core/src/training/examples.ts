@@ -1,26 +1,37 @@
+import { type ChatMessage, type ChatTool, toChatMessages, toChatTools } from '../chat-format.js';
 import { ConfigError } from '../errors.js';
 import type { Harness } from '../harness.js';
-import type { Message, ToolSpec } from '../message.js';
+import type { Message } from '../message.js';
 import type { Task } from '../task.js';
 import type { Trajectory } from '../trajectory.js';
 import { rerenderTrajectory } from './rerender.js';
 import type { RescueContext } from './trainer.js';
 
-/** One training example for an external trainer: a line of `harness-s export` and of a run's `batches/`. */
+/**
+ * One training example for an external trainer: a line of `harness-s export` and of a run's
+ * `batches/`. Messages and tools are in the chat completions format (what the model is sent, and
+ * what chat templates read).
+ */
 export interface TrainingExample {
   groupId: string;
   step: number;
+  /** The attempt's id in the run's `trajectories.jsonl`. */
+  attemptId: string;
   taskId: string;
   harnessId: string;
-  /** Which rendering `messages` holds: as rendered under its harness, or re-rendered under H0. */
-  context: RescueContext;
-  messages: Message[];
+  /** The policy version that sampled the attempt. */
+  policyVersion: string;
   /**
-   * The tools offered to the model with `messages`, for a chat template that renders them; null
-   * for runs recorded before trajectories kept them. A variant keeps its base harness's codec, so
-   * its tools are H0's too.
+   * Which rendering `messages` hold: `h0`, H0's (an attempt under H0, or its actions re-rendered
+   * under H0); `variant`, as rendered under the variant that made it.
    */
-  tools: ToolSpec[] | null;
+  context: RescueContext;
+  messages: ChatMessage[];
+  /**
+   * The tools offered to the model with `messages`; null for runs recorded before trajectories
+   * kept them. A variant keeps its base harness's codec, so its tools are H0's too.
+   */
+  tools: ChatTool[] | null;
   /**
    * Per assistant turn, the completion's token ids where the server returned them: the completions
    * as sampled, under the attempt's own harness, also when `messages` are re-rendered under H0.
@@ -35,16 +46,18 @@ export interface TrainingExample {
 /** The training example of one retained attempt, its messages rendered as `context` says. */
 export function trainingExample(
   trajectory: Trajectory,
-  example: { groupId: string; step: number; context: RescueContext; messages: Message[]; advantage: number },
+  example: { groupId: string; step: number; context: RescueContext; messages: readonly Message[]; advantage: number },
 ): TrainingExample {
   return {
     groupId: example.groupId,
     step: example.step,
+    attemptId: trajectory.id,
     taskId: trajectory.taskId,
     harnessId: trajectory.harnessId,
+    policyVersion: trajectory.policyVersion,
     context: example.context,
-    messages: example.messages,
-    tools: trajectory.tools ?? null,
+    messages: toChatMessages(example.messages),
+    tools: trajectory.tools ? toChatTools(trajectory.tools) : null,
     completionTokenIds: trajectory.turns.map((turn) => turn.completionTokenIds ?? null),
     completionLogprobs: trajectory.turns.map((turn) => turn.completionLogprobs ?? null),
     advantage: example.advantage,
@@ -82,8 +95,10 @@ export function trainingExamples(
   for (const trajectory of trajectories) {
     const training = trajectory.training;
     if (!training || !trajectory.evaluation || !(options.all || training.retained)) continue;
+    // An attempt under H0 is H0's rendering as recorded; another is re-rendered under H0 when asked.
+    const underH0 = trajectory.harnessId === options.h0.spec.id;
     let messages = trajectory.messages;
-    if (options.context === 'h0') {
+    if (options.context === 'h0' && !underH0) {
       const task = tasks.get(trajectory.taskId);
       if (!task)
         throw new ConfigError(
@@ -96,7 +111,7 @@ export function trainingExamples(
       trainingExample(trajectory, {
         groupId: training.groupId,
         step: training.step,
-        context: options.context,
+        context: underH0 ? 'h0' : options.context,
         messages,
         advantage: training.advantage ?? 0,
       }),

@@ -183,6 +183,46 @@ describe('the training loop', () => {
     expect(summary.effectiveGroupRate).toBe(0.5);
   });
 
+  it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {
+    // The model server is up for the evaluation before training, then down.
+    let down = false;
+    const outage: Policy = {
+      ...policy,
+      startEpisode(context) {
+        const session = policy.startEpisode(context);
+        return {
+          async respond(request) {
+            if (down) throw new InfrastructureError('connect ECONNREFUSED 127.0.0.1:8000', { code: 'model-down' });
+            return session.respond(request);
+          },
+        };
+      },
+    };
+    const { base, dir } = await refusalSetup();
+    const trainer = { ...recordingTrainer(), policy: outage };
+    const config = { method: 'grpo' as const, steps: 2, batchSize: 3, k: 2, evalK: 1, maxInfraRetries: 0 };
+    const run = train({
+      ...base,
+      trainer,
+      config,
+      dir,
+      onProgress: (progress) => {
+        if (progress.phase === 'eval' && progress.eval?.step === 0) down = true;
+      },
+    });
+    await expect(run).rejects.toThrow(
+      /^step 1: every attempt ended in an infrastructure error \(the first: connect ECONNREFUSED 127\.0\.0\.1:8000\); the run stops here/,
+    );
+    expect(trainer.updates).toHaveLength(0);
+    expect(JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8')).step).toBe(0);
+
+    // Down from the start: the evaluation before training says so, instead of a Pass@k of 0.
+    const fresh = await refusalSetup();
+    await expect(train({ ...fresh.base, trainer, config, dir: fresh.dir })).rejects.toThrow(
+      /^the evaluation under H0 before training: every attempt ended in an infrastructure error/,
+    );
+  });
+
   it('refuses a method that needs a pool without one, and a bad config with its field', async () => {
     const { base, dir } = await refusalSetup();
     await expect(train({ ...base, config: { method: 'harness-s', steps: 1 }, dir })).rejects.toThrow(

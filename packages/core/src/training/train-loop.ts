@@ -8,7 +8,7 @@ import type { Task } from '../task.js';
 import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
 import { type AttemptPlan, basePlans, groupIdsOf, rescuePlans } from './attempt-plans.js';
-import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
+import { type AttemptRunner, everyAttemptLost, inProcessRunner } from './attempt-runner.js';
 import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import { scoredTrajectory } from './scored.js';
@@ -120,7 +120,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
 
   const evaluateUnderH0 = async (step: number): Promise<EvalPoint> => {
     options.onProgress?.({ step, steps: config.steps, phase: 'eval' });
-    const { summary } = await evaluate({
+    const { summary, trajectories } = await evaluate({
       environment,
       taskSet: { tasks: [...options.tasks.test], unloadable: [] },
       split: 'test',
@@ -133,6 +133,11 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       maxInfraRetries: config.maxInfraRetries,
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    if (summary.unscoredTasks.length === summary.tasks)
+      throw everyAttemptLost(
+        `the evaluation under H0 ${step === 0 ? 'before training' : `after step ${step}`}`,
+        trajectories,
+      );
     const point = { step, passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: config.evalK };
     options.onProgress?.({ step, steps: config.steps, phase: 'eval', eval: point });
     return point;
@@ -206,6 +211,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     options.onProgress?.({ step, steps: config.steps, phase: 'base' });
     const groupIds = groupIdsOf(batch, step);
     const base = await runPlans(basePlans(batch, config, h0, mixture), step, groupIds);
+    // Nothing to learn from, and nothing a trainer should be handed: the run stops before the update.
+    if (!base.some(isScored)) throw everyAttemptLost(`step ${step}`, base);
 
     // Rescue for every group whose scored base attempts all failed.
     const triggered = batch.map((_, slot) => {

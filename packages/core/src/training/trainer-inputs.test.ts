@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toChatMessages } from '../chat-format.js';
 import type { Message } from '../message.js';
 import { readTrajectories } from '../run-store.js';
 import { createCounterEnvironment, createPlainHarness } from '../testing/index.js';
@@ -60,6 +61,15 @@ describe('BatchExportTrainer', () => {
       true,
     );
     expect(examples.every((example) => example.tools?.length === 2)).toBe(true);
+    // In the chat completions format, each naming its attempt; attempts under H0 are H0's rendering.
+    expect(examples[0]?.tools?.[0]).toMatchObject({ type: 'function', function: { name: 'add' } });
+    const trajectories = new Map((await readTrajectories(dir)).map((trajectory) => [trajectory.id, trajectory]));
+    for (const example of examples) {
+      expect(trajectories.get(example.attemptId)?.policyVersion).toBe(example.policyVersion);
+      if (example.harnessId === 'plain') expect(example.context).toBe('h0');
+    }
+    const call = examples.flatMap((example) => example.messages).find((message) => message.role === 'assistant');
+    expect(call).toMatchObject({ tool_calls: [{ type: 'function', function: { name: 'add' } }] });
   });
 
   it('refuses a folder other than the run it is used in, before the run starts', async () => {
@@ -85,6 +95,16 @@ describe('trainingExamples', () => {
     const retained = trajectories.filter((trajectory) => trajectory.training?.retained);
     expect(underH0.map((example) => example.groupId)).toEqual(retained.map((t) => t.training?.groupId));
     expect(underH0.every((example) => example.messages[0]?.content === h0System)).toBe(true);
+    // Attempts under H0 keep their record (and its tool-call ids) and say so, whatever the context.
+    const base = underH0.filter((example) => example.harnessId === 'plain');
+    expect(base.length).toBeGreaterThan(0);
+    expect(base.every((example) => example.context === 'h0')).toBe(true);
+    const recorded = new Map(trajectories.map((trajectory) => [trajectory.id, trajectory]));
+    const first = base[0];
+    const ids = (messages: readonly { role: string }[]) => JSON.stringify(messages).match(/"call_[^"]*"/g);
+    expect(ids(first?.messages ?? [])).toEqual(
+      ids(toChatMessages(recorded.get(first?.attemptId ?? '')?.messages ?? [])),
+    );
     const rendered = trainingExamples(trajectories, { tasks: [], h0, context: 'variant' });
     expect(rendered.filter((example) => example.harnessId === 'good-a')[0]?.messages[0]?.content).toBe(
       `${h0System} Variant good-a.`,
@@ -94,10 +114,11 @@ describe('trainingExamples', () => {
   });
 
   it('names an attempt whose task it was not given, when it must re-render it', async () => {
-    const { dir } = await run('grpo');
+    const { dir } = await run('harness-s');
     const trajectories = await readTrajectories(dir);
+    // The base attempts under H0 need no task; the first rescued one does.
     expect(() => trainingExamples(trajectories, { tasks: [], h0: createPlainHarness(), context: 'h0' })).toThrow(
-      /task count-\d of \d:count-\d#plain#\d \(split dev\) is not among the tasks given/,
+      /task count-\d of \d:count-\d#(good|bad)-\w#\d \(split dev\) is not among the tasks given/,
     );
   });
 });

@@ -1,0 +1,63 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EvalSummary, InfrastructureError, readTrajectories } from '@harness-s/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
+import { loadPlugins } from '../plugins.js';
+import { renderReport } from '../report/index.js';
+import { runEval } from './eval.js';
+
+let chat: ChatServer;
+let down: string;
+beforeAll(async () => {
+  await loadPlugins(new URL('../../../tests/src/fixtures/counter-plugin.ts', import.meta.url).href);
+  // A model that reads the target from the task and adds it.
+  chat = await startChatServer((_, messages) => {
+    if (messages.at(-1)?.role === 'tool') return { toolCalls: [{ name: 'submit', arguments: {} }] };
+    const user = messages.find((message) => message.role === 'user');
+    const target = Number(/equal (\d+)/.exec(String(user?.content ?? ''))?.[1] ?? 0);
+    return { toolCalls: [{ name: 'add', arguments: { n: target } }] };
+  });
+  // A port nothing listens on: a server started and closed.
+  const closed = await startChatServer(() => 'never');
+  down = closed.baseUrl;
+  await closed.close();
+});
+afterAll(() => chat.close());
+
+describe('eval when the model server is down', () => {
+  it('fails with the first error instead of a Pass@k of 0, and --resume runs the lost attempts again', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'eval-outage-')), 'run');
+    const flags = {
+      env: 'counter',
+      policy: 'openai',
+      model: 'test',
+      harness: 'h0',
+      k: 2,
+      seed: 1,
+      concurrency: 2,
+      quiet: true,
+      maxRetries: 0,
+    };
+    const failed = runEval({ ...flags, baseUrl: down, out });
+    await expect(failed).rejects.toBeInstanceOf(InfrastructureError);
+    await expect(failed).rejects.toThrow(
+      /^no attempt could be scored: every try ended in an infrastructure error \(the first: model server .* is unreachable .*ECONNREFUSED.*\); once the cause is fixed, eval --resume .* runs them again$/,
+    );
+    const lost = EvalSummary.parse(JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')));
+    expect(lost.unscoredTasks).toHaveLength(lost.tasks);
+    expect(lost.unsolved).toEqual([]);
+    expect(lost.unscoredAttempts).toBe(lost.tasks * 2);
+
+    // The server is back: the resumed evaluation runs every lost attempt again and scores it.
+    const summary = await runEval({ ...flags, baseUrl: chat.baseUrl, resume: out }, new Set(['resume', 'baseUrl']));
+    expect(summary.unscoredTasks).toEqual([]);
+    expect(summary.unscoredAttempts).toBe(0);
+    expect(summary.solved).toBe(summary.tasks);
+    expect(summary.passAtK).toBe(1);
+    // Both records of each attempt stay on disk; the report counts the last one.
+    expect(await readTrajectories(out)).toHaveLength(2 * summary.tasks * 2);
+    expect(await renderReport(out)).toContain(`${summary.tasks * 2} attempts</p>`);
+  });
+});
