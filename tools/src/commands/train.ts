@@ -245,6 +245,16 @@ export async function runTrain(
           log(
             `before training, under H0: Pass@${progress.eval.k} ${percent(progress.eval.passAtK)}, Avg@${progress.eval.k} ${percent(progress.eval.avgAtK)}`,
           );
+        } else if (served && !progress.eval && !progress.metrics) {
+          // A model's phases take minutes: say when each starts.
+          const phases: Partial<Record<typeof progress.phase, string>> = {
+            base: `${countOf(flags.k, 'attempt')} per task ${flags.method === 'mixture' ? 'over the mixture' : 'under H0'}`,
+            rescue: 'rescuing the groups that failed every attempt',
+            eval: `evaluating under H0 on ${countOf(tasks.test.length, 'test task')}`,
+          };
+          const what = phases[progress.phase];
+          if (what)
+            log(`${progress.step === 0 ? 'before training' : `step ${progress.step}/${progress.steps}`}: ${what}...`);
         }
       },
     }).catch((error: unknown) => {
