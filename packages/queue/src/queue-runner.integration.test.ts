@@ -147,4 +147,36 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
       connection.disconnect();
     }
   });
+
+  it('says when no worker takes the attempts, and stops waiting when aborted', async () => {
+    const events: QueueRunnerEvent[] = [];
+    const runner = createQueueRunner({
+      redisUrl: sharedRedisUrl,
+      runDir: 'unused',
+      queueName: `test-${randomUUID()}`,
+      pollIntervalMs: 50,
+      idleNoticeMs: 300,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.kind === 'idle') controller.abort(new Error('no worker, as the test meant'));
+      },
+    });
+    open.push(runner);
+    const controller = new AbortController();
+    await expect(runner.run({ ...(await batchOf(2)), signal: controller.signal })).rejects.toThrow(
+      'no worker, as the test meant',
+    );
+    const idle = events.find((event) => event.kind === 'idle');
+    expect(idle).toMatchObject({ kind: 'idle', queueName: runner.queueName });
+  });
+
+  it('fails within its first-contact bound when nothing answers at the Redis URL', async () => {
+    const runner = createQueueRunner({ redisUrl: 'redis://127.0.0.1:1', runDir: 'unused', firstContactMs: 1000 });
+    open.push(runner);
+    const started = Date.now();
+    await expect(runner.run(await batchOf(1))).rejects.toThrow(
+      /^cannot reach the rollout queue's Redis at redis:\/\/127\.0\.0\.1:1/,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
 });

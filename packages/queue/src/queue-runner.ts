@@ -29,7 +29,9 @@ export type QueueRunnerEvent =
   | { kind: 'parked'; attemptId: string; reason: string; tries: number }
   | { kind: 'redis-unreachable'; error: string }
   | { kind: 'redis-back'; downMs: number }
-  | { kind: 'batch-done'; attempts: number; seconds: number };
+  | { kind: 'batch-done'; attempts: number; seconds: number }
+  /** No worker has taken an attempt of the batch for `seconds` (said once per batch). */
+  | { kind: 'idle'; queueName: string; seconds: number };
 
 export interface QueueRunnerOptions {
   /** `redis://host:port[/db]`. */
@@ -48,6 +50,10 @@ export interface QueueRunnerOptions {
   pollIntervalMs?: number;
   /** How long Redis may stay unreachable before the batch fails with an InfrastructureError (default 300 s). */
   unreachableTimeoutMs?: number;
+  /** How long the first contact with Redis of a batch may take before it fails (default 15 s). */
+  firstContactMs?: number;
+  /** After how long without a worker taking an attempt the `idle` event is sent (default 30 s). */
+  idleNoticeMs?: number;
   onEvent?: (event: QueueRunnerEvent) => void;
 }
 
@@ -118,6 +124,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   const queueName = options.queueName ?? queueNameForRun(options.runDir);
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const unreachableTimeoutMs = options.unreachableTimeoutMs ?? 300_000;
+  const firstContactMs = options.firstContactMs ?? 15_000;
+  const idleNoticeMs = options.idleNoticeMs ?? 30_000;
   const maxTries = options.maxTries ?? 3;
   const emit = options.onEvent ?? (() => undefined);
   let connection: Redis | undefined;
@@ -179,7 +187,13 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     };
 
     try {
-      await announce();
+      // A Redis that refuses connections keeps a command waiting through its reconnections: bounded here.
+      await Promise.race([
+        announce(),
+        sleep(firstContactMs, undefined, { ref: false }).then(() => {
+          throw new Error(`no answer within ${firstContactMs / 1000} s`);
+        }),
+      ]);
     } catch (error) {
       throw new InfrastructureError(
         `cannot reach the rollout queue's Redis at ${redactRedisUrl(options.redisUrl)}: ${describeError(error)}`,
@@ -210,6 +224,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
 
     let downSince: number | null = null;
     let announcedAt = Date.now();
+    // Since when no worker has taken an attempt of this batch (null once one has, or it was said).
+    let idleSince: number | null = Date.now();
     while (pending.size > 0) {
       batch.signal?.throwIfAborted();
       try {
@@ -219,6 +235,14 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         }
         const entries = [...pending];
         const states = await Promise.all(entries.map(([jobId]) => queue.getJobState(jobId)));
+        if (idleSince !== null) {
+          const taken = states.some((state) => state === 'active' || state === 'completed' || state === 'failed');
+          if (taken || pending.size < batch.requests.length) idleSince = null;
+          else if (Date.now() - idleSince > idleNoticeMs) {
+            emit({ kind: 'idle', queueName, seconds: Math.round((Date.now() - idleSince) / 1000) });
+            idleSince = null;
+          }
+        }
         const lost: PendingAttempt<T>[] = [];
         for (const [position, [jobId, attempt]] of entries.entries()) {
           const state = states[position];
@@ -298,11 +322,18 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       connection = undefined;
       queue = undefined;
       try {
+        // A Redis that is not there has nothing to clean, and commands to it would wait through reconnections.
+        if (opened.connection.status !== 'ready') return;
         await opened.queue.obliterate({ force: true });
         // Workers leave an ended run's queue at once, and remove what their presence wrote to it.
         if (announced) await announceRun(opened.connection, { ...announced, updatedAt: Date.now(), ended: true });
       } finally {
-        await opened.queue.close();
+        const ready = opened.connection.status === 'ready';
+        if (!ready) opened.connection.disconnect();
+        // Without a connection, closing may wait for one that never comes: bounded then.
+        await (ready
+          ? opened.queue.close()
+          : Promise.race([opened.queue.close().catch(() => undefined), sleep(2000, undefined, { ref: false })]));
         opened.connection.disconnect();
       }
     },
@@ -320,6 +351,8 @@ export function formatQueueEvent(event: QueueRunnerEvent): string | null {
       return `queue: ${event.attemptId} ${event.reason}; recorded as an infrastructure error`;
     case 'redis-unreachable':
       return `queue: Redis unreachable (${event.error}); waiting for it`;
+    case 'idle':
+      return `queue: no worker has taken an attempt for ${event.seconds} s; start one with harness-s worker --redis URL (it serves ${event.queueName})`;
     case 'redis-back':
       return `queue: Redis reachable again after ${(event.downMs / 1000).toFixed(1)} s`;
     default:

@@ -15,7 +15,7 @@ import {
   train,
 } from '@harness-s/core';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
-import { createQueueRunner, formatQueueEvent, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
+import { createQueueRunner, formatQueueEvent, pingRedis, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
 import { AdaptiveRouter, type ProfilingProgress, readProfiles } from '@harness-s/router';
 import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
@@ -161,6 +161,14 @@ export async function runTrain(
               log(`router: profiles anchored on ${profiles.policyVersion} (${profiles.tasks.length} validation tasks)`),
           });
     if (flags.redis) {
+      const reachable = await pingRedis(flags.redis, 5000);
+      if (!reachable.ok)
+        throw new InfrastructureError(
+          `--redis: cannot reach Redis at ${redactRedisUrl(flags.redis)}: ${reachable.reason}`,
+          {
+            code: 'queue-unreachable',
+          },
+        );
       runner = createQueueRunner({
         redisUrl: flags.redis,
         runDir: dir,
