@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError } from '@harness-s/core';
+import { ConfigError, InfrastructureError } from '@harness-s/core';
 import Docker from 'dockerode';
 import { type ContainerLimits, DockerSandbox, defaultContainerLimits } from './docker-sandbox.js';
 import { processAlive } from './local-sandbox.js';
@@ -16,12 +16,16 @@ export interface DockerProviderOptions {
 /** A client for the local Docker daemon, from DOCKER_HOST or the default socket. */
 export const defaultDockerClient = (): Docker => new Docker();
 
-/** Fails with a clear message when the Docker daemon cannot be reached. */
+/**
+ * Fails with a clear message when the Docker daemon cannot be reached: an infrastructure error, as
+ * for any service that is down, so the attempt is recorded unscored and a run whose every attempt
+ * meets it stops naming it (exit 1).
+ */
 export async function assertDockerReachable(docker: Docker): Promise<void> {
   try {
     await docker.ping();
   } catch (error) {
-    throw new ConfigError(
+    throw new InfrastructureError(
       `Docker is not reachable (${(error as Error).message}); start the daemon (see .ci/docker.sh) or use --sandbox local`,
       { code: 'docker-unreachable', cause: error },
     );
@@ -60,7 +64,11 @@ export function createDockerSandboxProvider(
     docker,
     async create({ image, labels = {} }) {
       if (!image) throw new ConfigError('a docker sandbox needs an image', { code: 'no-image' });
-      reachable ??= assertDockerReachable(docker);
+      // Asked once while it answers; a daemon that did not is asked again by the next episode.
+      reachable ??= assertDockerReachable(docker).catch((error: unknown) => {
+        reachable = undefined;
+        throw error;
+      });
       await reachable;
       return DockerSandbox.start(docker, {
         image,
