@@ -149,7 +149,7 @@ export async function runExample(dir: string): Promise<ExampleResult> {
 
     const avgAfter = await underH0('after');
 
-    // The retained attempts as training examples, every one re-rendered under H0 (what
+    // The retained attempts as training examples, the rescued ones re-rendered under H0 (what
     // `harness-s export RUN_DIR --context h0` writes).
     const examples = trainingExamples(await readTrajectories(dir), { tasks, h0, context: 'h0' });
 

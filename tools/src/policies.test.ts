@@ -6,6 +6,7 @@ import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { RolloutResult } from '@harness-s/queue';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runTrain } from './commands/train.js';
 import { createEnvironment } from './environments.js';
 import {
   createPolicy,
@@ -156,5 +157,32 @@ describe("the simulated policy's settings from flags", () => {
 
   it('apply to the simulated policy only', () => {
     expect(() => createPolicy({ policy: 'oracle', sim: { directiveCue: 2 } })).toThrow(/--policy is 'oracle'/);
+  });
+});
+
+describe("a model's flags", () => {
+  it('set how long a request waits and how often it is retried', () => {
+    const openai = createPolicy({
+      policy: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+      requestTimeout: 7,
+      maxRetries: 1,
+    });
+    expect(openai.describe()).toMatchObject({ timeoutMs: 7000, maxRetries: 1 });
+  });
+
+  it('are refused where no model acts, and a base URL without its scheme is named', async () => {
+    expect(() => createPolicy({ policy: 'sim', tokenIds: true })).toThrow(
+      "--token-ids applies to --policy openai, a model behind an endpoint; --policy is 'sim'",
+    );
+    expect(() => createPolicy({ policy: 'oracle', model: 'm' })).toThrow(/^--model applies to --policy openai/);
+    await expect(runTrain({ env: 'dbbench', baseUrl: 'http://127.0.0.1:9/v1', quiet: true } as never)).rejects.toThrow(
+      '--base-url applies to --policy openai, a model behind an endpoint; the simulated policy trains here (--policy sim)',
+    );
+    for (const baseUrl of ['localhost:8000/v1', '127.0.0.1:8000/v1', 'ftp://host/v1'])
+      expect(() => createPolicy({ policy: 'openai', model: 'm', baseUrl })).toThrow(
+        `--base-url: '${baseUrl}' is not a URL; give the endpoint with its scheme`,
+      );
   });
 });

@@ -107,6 +107,7 @@ export const policyNames = ['sim', 'oracle', 'empty', 'openai'] as const;
 export async function policyFromFlags(flags: PolicyFlags & SimulatedSettingsFlags): Promise<Policy> {
   if (flags.checkpoint !== undefined) {
     checkCheckpointFlags(flags);
+    refuseModelFlags(flags, '--checkpoint gives the simulated policy a training run left');
     return trainedPolicy(flags.checkpoint, flags.env);
   }
   const sim = flags.sim ?? (await simulatedSettings(flags));
@@ -126,6 +127,15 @@ export function checkCheckpointFlags(flags: Pick<PolicyFlags, 'policy'> & Simula
     });
 }
 
+/** Refuses the flags only a model behind an endpoint reads, where none acts (`why` says what acts). */
+export function refuseModelFlags(flags: Partial<PolicyFlags>, why: string): void {
+  const given = modelFlags.find(([key]) => flags[key] !== undefined && flags[key] !== false);
+  if (given)
+    throw new ConfigError(`${given[1]} applies to --policy openai, a model behind an endpoint; ${why}`, {
+      code: 'bad-flag',
+    });
+}
+
 /** Creates the policy named by `--policy`. */
 export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, 'sim'>): Policy {
   if (flags.sim && flags.policy !== 'sim') {
@@ -133,14 +143,7 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
       code: 'bad-flag',
     });
   }
-  const modelOnly = modelFlags.find(([key]) => flags[key] !== undefined && flags[key] !== false);
-  if (modelOnly && flags.policy !== 'openai')
-    throw new ConfigError(
-      `${modelOnly[1]} applies to --policy openai, a model behind an endpoint; --policy is '${flags.policy}'`,
-      {
-        code: 'bad-flag',
-      },
-    );
+  if (flags.policy !== 'openai') refuseModelFlags(flags, `--policy is '${flags.policy}'`);
   switch (flags.policy) {
     case 'sim':
       return new SimulatedPolicy(flags.sim ?? {});
@@ -158,7 +161,7 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
           },
         );
       }
-      if (!URL.canParse(baseUrl))
+      if (!/^https?:$/.test(URL.canParse(baseUrl) ? new URL(baseUrl).protocol : ''))
         throw new ConfigError(
           `${flags.baseUrl === undefined ? 'OPENAI_BASE_URL' : '--base-url'}: '${baseUrl}' is not a URL; give the endpoint with its scheme, e.g. http://127.0.0.1:8000/v1`,
           { code: 'bad-flag' },

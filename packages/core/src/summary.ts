@@ -144,3 +144,13 @@ export function summarizeEvaluation(context: SummaryContext, trajectories: reado
     durationMs: context.durationMs,
   };
 }
+
+/**
+ * Whether an evaluation has a rate to show: some task (of `category`, or any) has a scored
+ * attempt. Where every try ended in an infrastructure error, Pass@k and Avg@k are no measurement.
+ */
+export function hasScoredTask(summary: Pick<EvalSummary, 'perTask'>, category?: string): boolean {
+  return summary.perTask.some(
+    (task) => task.attempts > 0 && (category === undefined || (task.category ?? 'all') === category),
+  );
+}

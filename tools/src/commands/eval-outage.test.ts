@@ -49,6 +49,11 @@ describe('eval when the model server is down', () => {
     expect(lost.unscoredTasks).toHaveLength(lost.tasks);
     expect(lost.unsolved).toEqual([]);
     expect(lost.unscoredAttempts).toBe(lost.tasks * 2);
+    // Its report shows no rate, not a Pass@k of 0.
+    const page = await renderReport(out);
+    expect(page).toContain(`0 / 0</div>`);
+    expect(page).toContain(`${lost.tasks} with no scored attempt (infrastructure errors), left out`);
+    expect(page).not.toContain('0.0%');
 
     // The server is back: the resumed evaluation runs every lost attempt again and scores it.
     const summary = await runEval({ ...flags, baseUrl: chat.baseUrl, resume: out }, new Set(['resume', 'baseUrl']));

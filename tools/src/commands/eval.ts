@@ -7,6 +7,7 @@ import {
   type Environment,
   EvalSummary,
   evaluate,
+  hasScoredTask,
   InfrastructureError,
   isScored,
   RunStore,
@@ -215,7 +216,7 @@ export async function runEval(
       await store.close();
     }
     process.stdout.write(`${formatSummary(summary, environment)}\nRun folder: ${dir}\n${await reportLine(dir)}`);
-    const lost = trajectories.find((trajectory) => !isScored(trajectory))?.infraErrors.at(-1);
+    const lost = trajectories.find((trajectory) => !isScored(trajectory))?.infraErrors[0];
     if (lost) {
       const again = `once the cause is fixed, eval --resume ${dir} runs them again`;
       if (summary.unscoredTasks.length === summary.tasks)
@@ -269,9 +270,7 @@ export function formatSummary(summary: EvalSummary, environment?: Pick<Environme
   // Tasks without a category are counted under 'all': the total row says it when they are all there is.
   const categories = Object.entries(summary.perCategory).sort(([a], [b]) => a.localeCompare(b));
   // A category none of whose tasks has a scored attempt has no rate (every try an infrastructure error).
-  const scored = (category: string | null) =>
-    summary.perTask.some((task) => task.attempts > 0 && (category === null || (task.category ?? 'all') === category));
-  const rate = (value: number, category: string | null) => (scored(category) ? percent(value) : '-');
+  const rate = (value: number, category?: string) => (hasScoredTask(summary, category) ? percent(value) : '-');
   const rows = (categories.length === 1 && categories[0]?.[0] === 'all' ? [] : categories).map(([category, rates]) => [
     category === 'all' ? '(none)' : category,
     String(rates.tasks),
@@ -280,7 +279,7 @@ export function formatSummary(summary: EvalSummary, environment?: Pick<Environme
   ]);
   const table = renderTable(
     ['category', 'tasks', `Pass@${k}`, `Avg@${k}`],
-    [...rows, ['all', String(summary.tasks), rate(summary.passAtK, null), rate(summary.avgAtK, null)]],
+    [...rows, ['all', String(summary.tasks), rate(summary.passAtK), rate(summary.avgAtK)]],
   );
   const lines = [
     '',

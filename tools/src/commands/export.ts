@@ -58,7 +58,11 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   // then from the splits its attempts name, read where the run read them (AppWorld's server, when
   // it trained on one).
   const tasks = new Map<string, Task>();
-  if (context === 'h0') {
+  // Only attempts under another harness than H0 are re-rendered.
+  if (
+    context === 'h0' &&
+    trajectories.some((trajectory) => trajectory.training && trajectory.harnessId !== h0.spec.id)
+  ) {
     const appworldUrl = flags.appworldUrl ?? config.flags?.appworldUrl;
     const environment = createEnvironment(config.env, appworldUrl?.length ? { appworldUrl } : {});
     try {

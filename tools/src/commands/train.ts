@@ -21,7 +21,7 @@ import { actionsOf, createEnvironment, environmentOptions } from '../environment
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
-import { createPolicy, simulatedSettings, simulatedSettingsText } from '../policies.js';
+import { createPolicy, refuseModelFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
@@ -111,6 +111,7 @@ export async function runTrain(
   refuseUnusedFlags(flags, explicit);
   // Another policy than the simulated one: a model served elsewhere, trained by an external trainer.
   const served = flags.policy !== undefined && flags.policy !== 'sim' ? servedPolicy(flags) : undefined;
+  if (!served) refuseModelFlags(flags, 'the simulated policy trains here (--policy sim)');
   if (!served && flags.onBatch !== undefined)
     throw new ConfigError('--on-batch hands batches to an external trainer; the simulated policy trains here', {
       code: 'bad-flag',

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { EvalSummary, Trajectory } from '@harness-s/core';
+import { type EvalSummary, hasScoredTask, type Trajectory } from '@harness-s/core';
 import { escapeHtml } from './html.js';
 import { percentText } from './stats.js';
 
@@ -80,14 +80,17 @@ export function renderEvalPage(
     ['Seed', String(summary.seed)],
   ];
   const categories = Object.entries(summary.perCategory).sort(([a], [b]) => a.localeCompare(b));
+  // No rate where no task has a scored attempt (every try an infrastructure error).
+  const rate = (value: number, category?: string) => (hasScoredTask(summary, category) ? percent(value) : '–');
+  const unscored = summary.unscoredTasks.length;
   const categoryRows = [
     ...(categories.length === 1 && categories[0]?.[0] === 'all' ? [] : categories).map(([category, rates]) => [
       category === 'all' ? '(none)' : category,
       String(rates.tasks),
-      percent(rates.passAtK),
-      percent(rates.avgAtK),
+      rate(rates.passAtK, category),
+      rate(rates.avgAtK, category),
     ]),
-    ['all', String(summary.tasks), percent(summary.passAtK), percent(summary.avgAtK)],
+    ['all', String(summary.tasks), rate(summary.passAtK), rate(summary.avgAtK)],
   ];
   const stops = Object.entries(summary.stopReasons).map(([reason, count]) => [reason, String(count)]);
   const unloadable = summary.unloadable.length
@@ -102,7 +105,7 @@ export function renderEvalPage(
 </div></header>
 <nav class="sections"><div class="wrap"><a href="#results">Results</a><a href="#trajectories">Trajectories</a></div></nav>
 <main class="wrap">
-<div class="headlines">${card(`Pass@${k}`, percent(summary.passAtK), 'unbiased estimate, mean over tasks')}${card(`Avg@${k}`, percent(summary.avgAtK), 'mean success over attempts')}${card('Solved', `${summary.solved} / ${summary.tasks}`, `tasks solved at least once${summary.unloadable.length ? `; ${summary.unloadable.length} not loadable, not counted` : ''}`)}</div>
+<div class="headlines">${card(`Pass@${k}`, rate(summary.passAtK), 'unbiased estimate, mean over tasks')}${card(`Avg@${k}`, rate(summary.avgAtK), 'mean success over attempts')}${card('Solved', `${summary.solved} / ${summary.tasks - unscored}`, `tasks solved at least once${unscored ? `; ${unscored} with no scored attempt (infrastructure errors), left out` : ''}${summary.unloadable.length ? `; ${summary.unloadable.length} not loadable, not counted` : ''}`)}</div>
 <section id="results"><h2>Results</h2>
 ${table('By category', ['category', 'tasks', `Pass@${k}`, `Avg@${k}`], categoryRows)}
 ${table('How attempts ended', ['stop reason', 'attempts'], stops)}

@@ -46,9 +46,10 @@ export class BatchExportTrainer implements Trainer {
   }
 
   attach(run: TrainerRun): void {
-    if (this.dir !== undefined && resolve(this.dir) !== resolve(run.dir))
+    const given = this.options.dir;
+    if (given !== undefined && resolve(given) !== resolve(run.dir))
       throw new ConfigError(
-        `BatchExportTrainer writes to ${this.dir}, but the run's folder is ${run.dir}: leave its dir out, or give the run's`,
+        `BatchExportTrainer writes to ${given}, but the run's folder is ${run.dir}: leave its dir out, or give the run's`,
         { code: 'bad-train-options' },
       );
     this.dir = run.dir;

@@ -3,6 +3,7 @@ import {
   type Environment,
   evaluate,
   type HarnessSpec,
+  isScored,
   type Policy,
   RunStore,
   type Task,
@@ -169,7 +170,8 @@ export async function evolvePool<T extends Task>(options: EvolveOptions<T>): Pro
       id: spec.id,
       label: spec.description,
       attempts: taskIds.length * options.k,
-      resumed: resumeFrom.length,
+      // Attempts recorded without a score are run again (see `evaluate`).
+      resumed: resumeFrom.filter(isScored).length,
     });
     const runStore = await RunStore.create(store.runDir(spec.id), {
       harness: spec,
