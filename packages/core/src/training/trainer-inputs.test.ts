@@ -72,6 +72,15 @@ describe('BatchExportTrainer', () => {
     expect(call).toMatchObject({ tool_calls: [{ type: 'function', function: { name: 'add' } }] });
   });
 
+  it('given no folder, serves one run after another, each in its own folder', async () => {
+    const trainer = new BatchExportTrainer({ policy });
+    const first = await run('grpo', {}, undefined, trainer as never);
+    const second = await run('grpo', {}, undefined, trainer as never);
+    expect(second.dir).not.toBe(first.dir);
+    for (const { dir } of [first, second])
+      expect((await readFile(join(dir, 'batches', 'step-2.jsonl'), 'utf8')).length).toBeGreaterThan(0);
+  });
+
   it('refuses a folder other than the run it is used in, before the run starts', async () => {
     const elsewhere = await mkdtemp(join(tmpdir(), 'batches-'));
     const trainer = new BatchExportTrainer({ policy, dir: elsewhere });
