@@ -76,3 +76,18 @@ export async function startChatServer(
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * A model for the counter plug-in's tasks: it reads the target from the task and adds it, then
+ * submits; `misses(n)` says whether its n-th addition (from 1) is off by one.
+ */
+export function startCounterModel(misses: (addition: number) => boolean = () => false): Promise<ChatServer> {
+  let additions = 0;
+  return startChatServer((_, messages) => {
+    if (messages.at(-1)?.role === 'tool') return { toolCalls: [{ name: 'submit', arguments: {} }] };
+    const user = messages.find((message) => message.role === 'user');
+    const target = Number(/equal (\d+)/.exec(String(user?.content ?? ''))?.[1] ?? 0);
+    additions += 1;
+    return { toolCalls: [{ name: 'add', arguments: { n: misses(additions) ? target + 1 : target } }] };
+  });
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalSummary, InfrastructureError, readTrajectories } from '@harness-s/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
+import { type ChatServer, startChatServer, startCounterModel } from '../__fixtures__/chat-server.js';
 import { loadPlugins } from '../plugins.js';
 import { renderReport } from '../report/index.js';
 import { runEval } from './eval.js';
@@ -12,13 +12,7 @@ let chat: ChatServer;
 let down: string;
 beforeAll(async () => {
   await loadPlugins(new URL('../../../tests/src/fixtures/counter-plugin.ts', import.meta.url).href);
-  // A model that reads the target from the task and adds it.
-  chat = await startChatServer((_, messages) => {
-    if (messages.at(-1)?.role === 'tool') return { toolCalls: [{ name: 'submit', arguments: {} }] };
-    const user = messages.find((message) => message.role === 'user');
-    const target = Number(/equal (\d+)/.exec(String(user?.content ?? ''))?.[1] ?? 0);
-    return { toolCalls: [{ name: 'add', arguments: { n: target } }] };
-  });
+  chat = await startCounterModel();
   // A port nothing listens on: a server started and closed.
   const closed = await startChatServer(() => 'never');
   down = closed.baseUrl;

@@ -6,23 +6,16 @@ import { type TrainingExample, TrainSummary } from '@harness-s/core';
 import { plainHarnessSpec } from '@harness-s/core/testing';
 import { deriveVariant, writeVariant } from '@harness-s/harness-dsh';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatServer, startChatServer } from '../__fixtures__/chat-server.js';
+import { type ChatServer, startCounterModel } from '../__fixtures__/chat-server.js';
 import { captureStderr } from '../__fixtures__/stderr.js';
 import { loadPlugins } from '../plugins.js';
 import { runTrain } from './train.js';
 
 let chat: ChatServer;
-let requests = 0;
 beforeAll(async () => {
   await loadPlugins(new URL('../../../tests/src/fixtures/counter-plugin.ts', import.meta.url).href);
-  // A model that reads the target from the task and adds it, missing by one on every third try.
-  chat = await startChatServer((_, messages) => {
-    if (messages.at(-1)?.role === 'tool') return { toolCalls: [{ name: 'submit', arguments: {} }] };
-    const user = messages.find((message) => message.role === 'user');
-    const target = Number(/equal (\d+)/.exec(String(user?.content ?? ''))?.[1] ?? 0);
-    requests += 1;
-    return { toolCalls: [{ name: 'add', arguments: { n: requests % 3 === 0 ? target + 1 : target } }] };
-  });
+  // Missing by one on every third addition.
+  chat = await startCounterModel((addition) => addition % 3 === 0);
 });
 afterAll(() => chat.close());
 
