@@ -133,11 +133,9 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       maxInfraRetries: config.maxInfraRetries,
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    const when = step === 0 ? 'before training' : `after step ${step}`;
     if (summary.unscoredTasks.length === summary.tasks)
-      throw everyAttemptLost(
-        `the evaluation under H0 ${step === 0 ? 'before training' : `after step ${step}`}`,
-        trajectories,
-      );
+      throw everyAttemptLost(`the evaluation under H0 ${when}`, trajectories);
     const point = { step, passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: config.evalK };
     options.onProgress?.({ step, steps: config.steps, phase: 'eval', eval: point });
     return point;
@@ -279,8 +277,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
             scoredTrajectory(
               trajectory,
               advantages[index] ?? 0,
-              // Only rescued trajectories may be re-rendered under H0; a mixture trains on its
-              // harnesses' attempts as they were rendered.
+              // Only rescued attempts may be re-rendered under H0; a mixture's train as rendered.
               rescued && trajectory.harnessId !== h0.spec.id ? config.rescueContext : 'variant',
               task,
               h0,
