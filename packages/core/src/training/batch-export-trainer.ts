@@ -70,8 +70,8 @@ export class BatchExportTrainer implements Trainer {
         trainingExample(scored.trajectory, {
           groupId: group.groupId,
           step,
-          // An attempt under H0 holds H0's rendering whatever its context says (as `export` labels it).
-          context: scored.trajectory.harnessId === this.h0 ? 'h0' : scored.context,
+          context: scored.context,
+          h0Id: this.h0,
           messages: scored.messages,
           advantage: scored.advantage,
         }),

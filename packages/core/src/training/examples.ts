@@ -43,10 +43,20 @@ export interface TrainingExample {
   reward: number;
 }
 
-/** The training example of one retained attempt, its messages rendered as `context` says. */
+/**
+ * The training example of one retained attempt, its messages rendered as `context` says. Given the
+ * run's H0 id, an attempt under H0 is labelled `h0` whatever the context: its rendering is H0's.
+ */
 export function trainingExample(
   trajectory: Trajectory,
-  example: { groupId: string; step: number; context: RescueContext; messages: readonly Message[]; advantage: number },
+  example: {
+    groupId: string;
+    step: number;
+    context: RescueContext;
+    messages: readonly Message[];
+    advantage: number;
+    h0Id?: string | undefined;
+  },
 ): TrainingExample {
   return {
     groupId: example.groupId,
@@ -55,7 +65,7 @@ export function trainingExample(
     taskId: trajectory.taskId,
     harnessId: trajectory.harnessId,
     policyVersion: trajectory.policyVersion,
-    context: example.context,
+    context: trajectory.harnessId === example.h0Id ? 'h0' : example.context,
     messages: toChatMessages(example.messages),
     tools: trajectory.tools ? toChatTools(trajectory.tools) : null,
     completionTokenIds: trajectory.turns.map((turn) => turn.completionTokenIds ?? null),
@@ -111,7 +121,8 @@ export function trainingExamples(
       trainingExample(trajectory, {
         groupId: training.groupId,
         step: training.step,
-        context: underH0 ? 'h0' : options.context,
+        context: options.context,
+        h0Id: options.h0.spec.id,
         messages,
         advantage: training.advantage ?? 0,
       }),
