@@ -63,3 +63,16 @@ describe('H0 for AppWorld', () => {
     expect((await resolveHarness('appworld', 'h0-tools')).codec.kind).toBe('tool-calls');
   });
 });
+
+describe('the code-block codec with several actions', () => {
+  it('writes their code in one block, in order, so decoding the message runs all of it', () => {
+    const first = { tool: 'execute', arguments: { code: 'print(1);' } };
+    const second = { tool: 'execute', arguments: { code: 'print(2);' } };
+    const message = codeBlockCodec.encode([first, second], 'Two steps.');
+    expect(message.content).toBe('Two steps.\n\n```js\nprint(1);\n\nprint(2);\n```');
+    expect(codeBlockCodec.decode(message)).toEqual({
+      ok: true,
+      actions: [{ action: { tool: 'execute', arguments: { code: 'print(1);\n\nprint(2);' } } }],
+    });
+  });
+});

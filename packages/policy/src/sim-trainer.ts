@@ -1,4 +1,12 @@
-import { ConfigError, formatZodError, type ScoredGroup, type Trainer, type TrainerUpdate } from '@harness-s/core';
+import {
+  ConfigError,
+  type Decision,
+  formatZodError,
+  type RescueContext,
+  type ScoredGroup,
+  type Trainer,
+  type TrainerUpdate,
+} from '@harness-s/core';
 import { z } from 'zod';
 import { actionFormatSkill, hardnessClass, SimulatedPolicy, SimulatedPolicyConfig, sigmoid } from './sim-policy.js';
 
@@ -15,6 +23,13 @@ export const SimulatedTrainerOptions = z.strictObject({
   clip: z.number().positive().default(6),
 });
 export type SimulatedTrainerOptions = z.infer<typeof SimulatedTrainerOptions>;
+
+/** One trajectory's part in an update: its advantage, how it is trained, and its decisions. */
+export interface DecisionsToTrain {
+  advantage: number;
+  context: RescueContext;
+  decisions: readonly Decision[];
+}
 
 const TrainerState = z.object({ config: SimulatedPolicyConfig, step: z.number().int().nonnegative() });
 
@@ -49,40 +64,52 @@ export class SimulatedGrpoTrainer implements Trainer {
   }
 
   async update(groups: readonly ScoredGroup[], step: number): Promise<TrainerUpdate> {
+    return this.updateFrom(
+      groups.flatMap((group) =>
+        group.trajectories.map(({ trajectory, advantage, context }) => ({
+          advantage,
+          context,
+          decisions: trajectory.turns.flatMap((turn) => turn.decisions ?? []),
+        })),
+      ),
+      step,
+    );
+  }
+
+  /**
+   * The same update from each trajectory's decisions, however they were obtained: recorded while
+   * sampling, or recovered from a training example's messages (`SimulatedPolicy.follow`).
+   */
+  updateFrom(trajectories: readonly DecisionsToTrain[], step: number): TrainerUpdate {
     const gradients = new Map<string, number>();
     /** Gradients of hardTheta: only decisions whose hardness the policy has not yet learned away. */
     const hardGradients = new Map<string, number>();
-    let trajectories = 0;
-    for (const group of groups) {
-      for (const { trajectory, advantage, context } of group.trajectories) {
-        trajectories += 1;
-        if (advantage === 0) continue;
-        for (const turn of trajectory.turns) {
-          for (const decision of turn.decisions ?? []) {
-            // The harness made this choice: as rendered there is nothing of the policy's to learn;
-            // re-rendered under H0 the trajectory shows the policy taking the right branch itself.
-            if (decision.byHarness && context !== 'h0') continue;
-            const hardness = decision.hardness ?? 0;
-            // Re-rendered under H0 the choice had no cue, only the task's own hardness.
-            const probability =
-              context === 'h0' ? sigmoid(this.current.logit(decision.skill, hardness)) : decision.probability;
-            const gradient = advantage * (decision.right ? 1 - probability : -probability);
-            gradients.set(decision.skill, (gradients.get(decision.skill) ?? 0) + gradient);
-            if (decision.skill !== actionFormatSkill && this.current.remainingHardness(decision.skill, hardness) > 0) {
-              const key = hardnessClass(decision.skill, hardness);
-              hardGradients.set(key, (hardGradients.get(key) ?? 0) + gradient);
-            }
-          }
+    for (const { advantage, context, decisions } of trajectories) {
+      if (advantage === 0) continue;
+      for (const decision of decisions) {
+        // The harness made this choice: as rendered there is nothing of the policy's to learn;
+        // re-rendered under H0 the trajectory shows the policy taking the right branch itself.
+        if (decision.byHarness && context !== 'h0') continue;
+        const hardness = decision.hardness ?? 0;
+        // Re-rendered under H0 the choice had no cue, only the task's own hardness.
+        const probability =
+          context === 'h0' ? sigmoid(this.current.logit(decision.skill, hardness)) : decision.probability;
+        const gradient = advantage * (decision.right ? 1 - probability : -probability);
+        gradients.set(decision.skill, (gradients.get(decision.skill) ?? 0) + gradient);
+        if (decision.skill !== actionFormatSkill && this.current.remainingHardness(decision.skill, hardness) > 0) {
+          const key = hardnessClass(decision.skill, hardness);
+          hardGradients.set(key, (hardGradients.get(key) ?? 0) + gradient);
         }
       }
     }
+    const count = trajectories.length;
     const { learningRate, clip } = this.options;
     const config = this.current.config;
     const theta = { ...config.theta };
     let actionFormatTheta = config.actionFormatTheta;
     let norm = 0;
     for (const [skill, sum] of gradients) {
-      const delta = (learningRate * sum) / Math.max(1, trajectories);
+      const delta = (learningRate * sum) / Math.max(1, count);
       norm += delta * delta;
       const clamp = (value: number) => Math.max(-clip, Math.min(clip, value));
       if (skill === actionFormatSkill) actionFormatTheta = clamp(actionFormatTheta + delta);
@@ -90,12 +117,12 @@ export class SimulatedGrpoTrainer implements Trainer {
     }
     const hardTheta = { ...config.hardTheta };
     for (const [skill, sum] of hardGradients) {
-      const delta = (this.options.hardLearningRate * sum) / Math.max(1, trajectories);
+      const delta = (this.options.hardLearningRate * sum) / Math.max(1, count);
       norm += delta * delta;
       hardTheta[skill] = Math.max(0, Math.min(clip, (hardTheta[skill] ?? 0) + delta));
     }
     this.current = new SimulatedPolicy({ ...config, theta, actionFormatTheta, hardTheta }, step);
-    const stats: Record<string, number> = { updateNorm: Math.sqrt(norm), trajectories };
+    const stats: Record<string, number> = { updateNorm: Math.sqrt(norm), trajectories: count };
     for (const [skill, value] of Object.entries(theta)) stats[`theta.${skill}`] = value;
     for (const [skill, value] of Object.entries(hardTheta)) stats[`hardTheta.${skill}`] = value;
     return { policy: this.current, stats };

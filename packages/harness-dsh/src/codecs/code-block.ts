@@ -47,12 +47,17 @@ export function createCodeBlockCodec(options?: unknown): ActionCodec {
 
     encode(actions: readonly Action[], thought = ''): AssistantMessage {
       const parts = thought ? [thought] : [];
-      for (const action of actions) {
-        if (action.tool === codeBlockTool)
-          parts.push(`\`\`\`${fence}\n${String(action.arguments['code'] ?? '')}\n\`\`\``);
-        // The protocol has no other action; say it so a reader of the transcript sees why.
-        else parts.push(`Action ${action.tool} ${JSON.stringify(action.arguments)} has no form in this protocol.`);
-      }
+      // Only the first block runs, so the code of several actions (a turn a tool transform
+      // expanded, re-rendered) goes in one block, in order: decoding it runs all of it.
+      const code = actions.filter((action) => action.tool === codeBlockTool);
+      if (code.length > 0)
+        parts.push(
+          `\`\`\`${fence}\n${code.map((action) => String(action.arguments['code'] ?? '')).join('\n\n')}\n\`\`\``,
+        );
+      // The protocol has no other action; say it so a reader of the transcript sees why.
+      for (const action of actions)
+        if (action.tool !== codeBlockTool)
+          parts.push(`Action ${action.tool} ${JSON.stringify(action.arguments)} has no form in this protocol.`);
       return { role: 'assistant', content: parts.join('\n\n') };
     },
   };

@@ -1,0 +1,123 @@
+import {
+  type Decision,
+  type Environment,
+  type Harness,
+  type HarnessSpec,
+  rerenderTrajectory,
+  runAttempt,
+} from '@harness-s/core';
+import { createAppWorldEnvironment } from '@harness-s/env-appworld';
+import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
+import {
+  appworldH0,
+  createHarness,
+  dbbenchH0,
+  deriveVariant,
+  environmentExtras,
+  proposeChanges,
+} from '@harness-s/harness-dsh';
+import { SimulatedPolicy } from '@harness-s/policy';
+import { describe, expect, it } from 'vitest';
+
+/** H0 and every change the library proposes for each of the environment's skills: directives, tools, rules, context. */
+function harnesses(environment: Environment, h0: HarnessSpec): Harness[] {
+  const context = { skills: environment.skills, extras: environmentExtras(environment.id) };
+  const variants = environment.skills.flatMap(({ name }) =>
+    proposeChanges(h0, { name, skills: [name], causes: [], tasks: [] }, context).map((change) =>
+      createHarness(deriveVariant(h0, h0, change)),
+    ),
+  );
+  return [createHarness(h0), ...variants];
+}
+
+/**
+ * The draws a transcript shows: after the retry message a wrong draw followed by a right one
+ * leaves only the right one in view.
+ */
+function visible(decisions: readonly Decision[]): Decision[] {
+  return decisions.filter((decision, index) => {
+    const next = decisions[index + 1];
+    return !(!decision.right && next?.right && next.skill === decision.skill && !next.byHarness);
+  });
+}
+
+/**
+ * The policy's choices as H0's rendering shows them: without the per-turn format draws (a prelude
+ * turn re-rendered under H0 adds one), and with a retried wrong choice once (H0 has no retry message).
+ */
+const choices = (decisions: readonly Decision[]) =>
+  visible(decisions.filter((decision) => decision.skill !== 'action-format'))
+    .map((decision) => `${decision.skill}@${decision.hardness ?? 0}:${decision.right}`)
+    .filter((choice, index, all) => !(choice.endsWith(':false') && all[index - 1] === choice));
+
+describe.each([
+  {
+    name: 'DBBench',
+    open: (): Environment => createDbbenchEnvironment() as Environment,
+    h0: dbbenchH0(),
+    split: 'dev',
+    tasks: 40,
+  },
+  {
+    name: 'AppWorld',
+    open: (): Environment => createAppWorldEnvironment() as Environment,
+    h0: appworldH0(),
+    split: 'train',
+    tasks: 24,
+  },
+])('SimulatedPolicy.follow (teacher forcing) on $name', ({ open, h0: h0Spec, split, tasks: count }) => {
+  it('recovers the decisions of sampled episodes from their messages alone, as rendered and under H0', async () => {
+    const environment = open();
+    try {
+      const { tasks } = await environment.loadTasks({ split });
+      // An error-prone policy, so that wrong branches, format errors and retries all occur.
+      const policy = new SimulatedPolicy({ theta: {}, defaultTheta: 0, actionFormatTheta: 1.5 });
+      const all = harnesses(environment, h0Spec);
+      const h0 = all[0] as Harness;
+      expect(all.length).toBeGreaterThan(8);
+      let turns = 0;
+      let wrong = 0;
+      let byHarness = 0;
+      let rerendered = 0;
+      for (const [index, task] of tasks.slice(0, count).entries()) {
+        const harness = all[index % all.length] as Harness;
+        for (const seed of [1, 2]) {
+          const trajectory = await runAttempt({ environment, task, harness, policy, runId: 'f', attempt: seed, seed });
+          const sampled = trajectory.turns
+            .filter((turn) => turn.origin !== 'harness')
+            .map((turn) => turn.decisions ?? []);
+          const context = {
+            task,
+            harness,
+            envTools: trajectory.tools ?? [],
+            seed: 0,
+            plan: environment.oraclePlan(task),
+          };
+          const where = `${task.id} under ${harness.spec.id}, seed ${seed}`;
+          expect(policy.follow(context, trajectory.messages).map(visible), where).toEqual(sampled.map(visible));
+          // Re-rendered under H0, the choices a tool transform made read as the policy's own. A
+          // transform that rewrites the policy's code (list-paging) leaves code the plan does not have.
+          try {
+            const underH0 = policy.follow({ ...context, harness: h0 }, rerenderTrajectory(trajectory, task, h0));
+            expect(choices(underH0.flat()), `${where}, re-rendered under H0`).toEqual(choices(sampled.flat()));
+            rerendered += 1;
+          } catch (error) {
+            expect(
+              harness.spec.tools.map((tool) => tool.kind),
+              `${where}: ${(error as Error).message}`,
+            ).toContain('list-paging');
+          }
+          turns += sampled.length;
+          wrong += sampled.flat().filter((decision) => !decision.right).length;
+          byHarness += sampled.flat().filter((decision) => decision.byHarness).length;
+        }
+      }
+      expect(rerendered).toBeGreaterThan(count * 1.5);
+      expect(turns).toBeGreaterThan(100);
+      expect(wrong).toBeGreaterThan(20);
+      expect(byHarness).toBeGreaterThan(0);
+    } finally {
+      await environment.close();
+    }
+  });
+});
