@@ -103,11 +103,22 @@ export function createProgram(): Command {
   program
     .command('serve')
     .description(
-      "Serve an environment over its benchmark's own protocol: `serve appworld` speaks AppWorld's server routes.",
+      "Serve an environment over its benchmark's own protocol (`serve appworld`: AppWorld's server routes), or the simulated policy as an OpenAI-compatible model that learns from the batches a run hands over (`serve sim`).",
     )
-    .argument('<what>', 'the service: appworld')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', integer('--port', 0), 8000)
+    .argument('<what>', 'the service: appworld, or sim (the simulated policy as a chat completions endpoint)')
+    .option(
+      '--port <n>',
+      'port to listen on (0 picks a free one; default appworld 8000, sim 8100)',
+      integer('--port', 0),
+    )
     .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--env <name>', 'sim: the environment whose tasks it is prompted with (default dbbench)')
+    .option('--pool <dir>', "sim: the pool the run uses, so it recognises the variants' prompts")
+    .addOption(baseOption())
+    .addOption(simConfigOption())
+    .addOption(simLocalityOption())
+    .addOption(checkpointOption())
+    .option('--seed <n>', 'sim: seed of its draws', integer('--seed', 0), 1)
     .action(async (what: string, flags) => {
       await runServe(what, flags);
     });

@@ -1,23 +1,82 @@
-import { ConfigError } from '@harness-s/core';
+import { ConfigError, type Harness } from '@harness-s/core';
 import { startAppWorldServer } from '@harness-s/env-appworld';
+import { SimulatedPolicy } from '@harness-s/policy';
+import { resolveBase } from '../base-harness.js';
+import { createEnvironment, environmentNames } from '../environments.js';
 import { listenForInterrupts } from '../interrupts.js';
+import { simulatedSettings, trainedPolicy } from '../policies.js';
+import { loadPoolHarnesses } from '../pool.js';
+import { servedModelName, startSimulatedModelServer } from '../sim-server/server.js';
+import { SimulatedModelWorld } from '../sim-server/world.js';
 
 export interface ServeFlags {
-  port: number;
+  port?: number;
   host: string;
+  env?: string;
+  pool?: string;
+  base?: string;
+  simConfig?: string;
+  simLocality?: number;
+  checkpoint?: string;
+  seed: number;
 }
+
+const services = ['appworld', 'sim'];
 
 /**
  * `harness-s serve appworld`: the embedded AppWorld world behind AppWorld's environment-server
- * routes, one task at a time (start several on several ports for parallel episodes). Runs until
- * interrupted.
+ * routes, one task at a time (start several on several ports for parallel episodes).
+ * `harness-s serve sim`: the simulated policy behind an OpenAI-compatible endpoint that learns
+ * from the batches a run hands over. Both run until interrupted.
  */
 export async function runServe(what: string, flags: ServeFlags): Promise<void> {
-  if (what !== 'appworld')
-    throw new ConfigError(`harness-s serve: unknown service '${what}'; available: appworld`, { code: 'bad-flag' });
-  const server = await startAppWorldServer({ port: flags.port, host: flags.host });
-  process.stderr.write(`AppWorld environment server (embedded world, JavaScript code) listening on ${server.url}\n`);
+  if (!services.includes(what))
+    throw new ConfigError(`harness-s serve: unknown service '${what}'; available: ${services.join(', ')}`, {
+      code: 'bad-flag',
+    });
   const interrupts = listenForInterrupts();
-  await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
-  await interrupts.releaseAfter(() => server.close());
+  if (what === 'appworld') {
+    const server = await startAppWorldServer({ port: flags.port ?? 8000, host: flags.host });
+    process.stderr.write(`AppWorld environment server (embedded world, JavaScript code) listening on ${server.url}\n`);
+    await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
+    await interrupts.releaseAfter(() => server.close());
+    return;
+  }
+  const env = flags.env ?? 'dbbench';
+  if (!environmentNames().includes(env))
+    throw new ConfigError(`--env ${env}: no such environment; available: ${environmentNames().join(', ')}`, {
+      code: 'bad-flag',
+    });
+  const environment = createEnvironment(env);
+  try {
+    const pool: Harness[] = flags.pool ? await loadPoolHarnesses(flags.pool, env) : [];
+    const h0 = await resolveBase(env, flags.base, pool);
+    const world = await SimulatedModelWorld.open(environment, pool, h0);
+    const policy = flags.checkpoint
+      ? await trainedPolicy(flags.checkpoint, env)
+      : new SimulatedPolicy(await simulatedSettings(flags));
+    const server = await startSimulatedModelServer({
+      world,
+      policy,
+      host: flags.host,
+      port: flags.port ?? 8100,
+      seed: flags.seed,
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    const update = `curl -sf --data-binary @"$HARNESS_S_BATCH" "${server.url}/sim/update?step=$HARNESS_S_STEP"`;
+    process.stderr.write(
+      [
+        `Simulated model '${servedModelName}' (a simulation, not a language model) on ${env}: ${world.taskCount} tasks, ${world.harnesses.length} harnesses (H0 ${h0.spec.id}${flags.pool ? `, the pool in ${flags.pool}` : ''})`,
+        `listening on ${server.url}`,
+        'Train against it, with the batches handed back to it:',
+        `  harness-s train --env ${env} --policy openai --model ${servedModelName} --base-url ${server.url} \\`,
+        `    --on-batch '${update}' ...`,
+        '',
+      ].join('\n'),
+    );
+    await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
+    await interrupts.releaseAfter(() => server.close());
+  } finally {
+    await environment.close();
+  }
 }

@@ -1,0 +1,167 @@
+import {
+  type Harness,
+  type RescueContext,
+  rerenderTrajectory,
+  runAttempt,
+  type ScoredGroup,
+  type ScoredTrajectory,
+  type Trajectory,
+  trainingExample,
+} from '@harness-s/core';
+import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
+import { createHarness, dbbenchH0, deriveVariant, environmentExtras, proposeChanges } from '@harness-s/harness-dsh';
+import { createOpenAIPolicy, SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SimulatedModelServer, startSimulatedModelServer } from './server.js';
+import { SimulatedModelWorld } from './world.js';
+
+const environment = createDbbenchEnvironment();
+const h0 = createHarness(dbbenchH0());
+/** Directive variants for three skills (no retry rule, so every draw shows in the transcript). */
+const pool: Harness[] = ['inspect-table', 'verify-after-write', 'exact-values'].map((skill) => {
+  const context = { skills: environment.skills, extras: environmentExtras('dbbench') };
+  const [change] = proposeChanges(h0.spec, { name: skill, skills: [skill], causes: [], tasks: [] }, context);
+  if (!change) throw new Error(`no change proposed for ${skill}`);
+  return createHarness(deriveVariant(h0.spec, h0.spec, change));
+});
+const initial = new SimulatedPolicy({ theta: { 'verify-after-write': -1, 'inspect-table': 0 } });
+let server: SimulatedModelServer;
+
+/** The server's own environment, as a server in another process has: episodes of both run at once. */
+const served = createDbbenchEnvironment();
+
+beforeAll(async () => {
+  const world = await SimulatedModelWorld.open(served, pool, h0);
+  server = await startSimulatedModelServer({ world, policy: initial, seed: 3 });
+});
+afterAll(async () => {
+  await server.close();
+  await Promise.all([environment.close(), served.close()]);
+});
+
+const post = (path: string, body: string) =>
+  fetch(`${server.url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+
+describe('the served simulated model', () => {
+  it('acts as the simulated policy through the OpenAI-compatible client, under H0 and under variants', async () => {
+    const { tasks } = await environment.loadTasks({ split: 'dev' });
+    const policy = createOpenAIPolicy({ baseUrl: server.url, model: 'sim', maxRetries: 0 });
+    const outcomes = await Promise.all(
+      tasks
+        .slice(0, 16)
+        .flatMap((task, index) =>
+          [h0, pool[index % pool.length] as Harness].map((harness) =>
+            runAttempt({ environment, task, harness, policy, runId: 's', attempt: 0, seed: index }),
+          ),
+        ),
+    );
+    expect(outcomes.every((trajectory) => trajectory.stopReason !== 'infrastructure-error')).toBe(true);
+    const solved = outcomes.filter((trajectory) => trajectory.evaluation?.success).length;
+    // An error-prone policy: some attempts solve their task, some do not.
+    expect(solved).toBeGreaterThan(3);
+    expect(solved).toBeLessThan(outcomes.length);
+    expect(outcomes.some((trajectory) => trajectory.turns.length > 2)).toBe(true);
+  });
+
+  it('learns from a batch exactly as the embedded trainer learns from the same attempts, and replaces a step sent again', async () => {
+    const { tasks } = await environment.loadTasks({ split: 'dev' });
+    const groups: ScoredGroup[] = [];
+    const lines: string[] = [];
+    for (const [index, task] of tasks.slice(20, 32).entries()) {
+      const harness = index % 3 === 0 ? h0 : (pool[index % pool.length] as Harness);
+      const context: RescueContext = index % 2 === 0 ? 'h0' : 'variant';
+      const attempts: Trajectory[] = [];
+      for (const attempt of [0, 1, 2, 3])
+        attempts.push(
+          await runAttempt({ environment, task, harness, policy: initial, runId: 'b', attempt, seed: 7 + attempt }),
+        );
+      const rewards = attempts.map((trajectory) => trajectory.evaluation?.reward ?? 0);
+      const mean = rewards.reduce((sum, value) => sum + value, 0) / rewards.length;
+      const scored = attempts.map(
+        (trajectory, item): ScoredTrajectory => ({
+          trajectory,
+          advantage: (rewards[item] ?? 0) - mean,
+          context,
+          messages: context === 'h0' ? rerenderTrajectory(trajectory, task, h0) : trajectory.messages,
+        }),
+      );
+      groups.push({ groupId: `1:${task.id}`, taskId: task.id, task, trajectories: scored });
+      for (const item of scored)
+        lines.push(
+          JSON.stringify(
+            trainingExample(item.trajectory, {
+              groupId: `1:${task.id}`,
+              step: 1,
+              context,
+              messages: item.messages,
+              advantage: item.advantage,
+              h0Id: h0.spec.id,
+            }),
+          ),
+        );
+    }
+    expect(groups.some((group) => group.trajectories.some((item) => item.advantage !== 0))).toBe(true);
+    const expected = (await new SimulatedGrpoTrainer(initial).update(groups, 1)).policy as SimulatedPolicy;
+
+    const response = await post('/sim/update?step=1', lines.join('\n'));
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await response.json()).toMatchObject({
+      step: 1,
+      examples: lines.length,
+      groups: groups.length,
+      unfollowed: [],
+    });
+    const learned = server.policy;
+    expect(learned.step).toBe(1);
+    for (const [skill, value] of Object.entries(expected.config.theta))
+      expect(learned.config.theta[skill], skill).toBeCloseTo(value, 9);
+    expect(learned.config.theta['verify-after-write']).not.toBeCloseTo(-1, 3);
+
+    // Step 2 builds on step 1; step 1 handed over again replaces its update and drops step 2.
+    expect((await post('/sim/update?step=2', lines.slice(0, 4).join('\n'))).status).toBe(200);
+    expect(server.policy.step).toBe(2);
+    expect((await post('/sim/update?step=1', lines.join('\n'))).status).toBe(200);
+    expect(server.policy.step).toBe(1);
+    expect(server.policy.config.theta).toEqual(learned.config.theta);
+    expect(server.updates.map((update) => update.step)).toEqual([1]);
+    const skipped = await post('/sim/update?step=3', lines.join('\n'));
+    expect(skipped.status).toBe(409);
+    expect(((await skipped.json()) as { error: { message: string } }).error.message).toMatch(/no policy after step 2/);
+  });
+
+  it('refuses what it cannot read, naming it', async () => {
+    const unknownTask = await post(
+      '/chat/completions',
+      JSON.stringify({
+        model: 'sim',
+        messages: [
+          { role: 'system', content: h0.spec.prompt.system },
+          { role: 'user', content: 'Write me a poem.' },
+        ],
+      }),
+    );
+    expect(unknownTask.status).toBe(400);
+    expect(((await unknownTask.json()) as { error: { message: string } }).error.message).toMatch(
+      /poses none of them: "Write me a poem/,
+    );
+    const { tasks } = await environment.loadTasks({ split: 'dev' });
+    const strange = await post(
+      '/chat/completions',
+      JSON.stringify({
+        model: 'sim',
+        messages: [
+          { role: 'system', content: 'You are a pirate.' },
+          { role: 'user', content: tasks[0]?.instruction },
+        ],
+      }),
+    );
+    expect(strange.status).toBe(400);
+    expect(((await strange.json()) as { error: { message: string } }).error.message).toMatch(
+      /none renders this system prompt/,
+    );
+    const badLine = await post('/sim/update?step=1', '{"groupId": "1:x"}\nnot json');
+    expect(badLine.status).toBe(400);
+    expect(((await badLine.json()) as { error: { message: string } }).error.message).toMatch(/^batch line 1: taskId/);
+    expect((await post('/sim/update?step=zero', '')).status).toBe(400);
+  });
+});

@@ -1,0 +1,340 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, deriveSeed, type Message } from '@harness-s/core';
+import {
+  type DecisionsToTrain,
+  SimulatedGrpoTrainer,
+  type SimulatedPolicy,
+  type SimulatedTrainerOptions,
+} from '@harness-s/policy';
+import { z } from 'zod';
+import type { SimulatedModelWorld } from './world.js';
+
+/** The model name the server answers to. */
+export const servedModelName = 'sim';
+
+const WireContent = z.union([
+  z.string(),
+  z.null(),
+  z.array(z.object({ type: z.string(), text: z.string().optional() })),
+]);
+const WireMessage = z.object({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content: WireContent.optional(),
+  tool_calls: z
+    .array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) }))
+    .optional(),
+  tool_call_id: z.string().optional(),
+});
+const ChatRequest = z.object({
+  model: z.string().optional(),
+  messages: z.array(WireMessage).min(1),
+  tools: z.array(z.object({ function: z.object({ name: z.string() }) })).optional(),
+  n: z.number().int().optional(),
+});
+const BatchLine = z.object({
+  groupId: z.string(),
+  taskId: z.string(),
+  harnessId: z.string(),
+  context: z.enum(['h0', 'variant']),
+  messages: z.array(WireMessage),
+  advantage: z.number(),
+});
+
+const text = (content: z.infer<typeof WireContent> | undefined): string =>
+  typeof content === 'string'
+    ? content
+    : (content ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
+
+/** Chat completions messages as the harness's codec reads them. */
+export function fromWire(messages: ReadonlyArray<z.infer<typeof WireMessage>>): Message[] {
+  return messages.map((message): Message => {
+    const content = text(message.content);
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        return { role: 'system', content };
+      case 'user':
+        return { role: 'user', content };
+      case 'tool':
+        return { role: 'tool', content, toolCallId: message.tool_call_id ?? '' };
+      default:
+        return {
+          role: 'assistant',
+          content,
+          ...(message.tool_calls?.length
+            ? { toolCalls: message.tool_calls.map((call) => ({ id: call.id, ...call.function })) }
+            : {}),
+        };
+    }
+  });
+}
+
+/** One update the server applied: the step it stands for and what it learned from. */
+export interface AppliedUpdate {
+  step: number;
+  examples: number;
+  groups: number;
+  updateNorm: number;
+  /** Attempts left out: their turns are not ones the plan can produce (see `SimulatedPolicy.follow`). */
+  unfollowed: string[];
+}
+
+export interface SimulatedModelServerOptions {
+  world: SimulatedModelWorld;
+  /** The policy served before any update. */
+  policy: SimulatedPolicy;
+  trainer?: Partial<SimulatedTrainerOptions>;
+  host?: string;
+  port?: number;
+  /** Seeds the draws of the served episodes (each request draws afresh). */
+  seed?: number;
+  log?: (line: string) => void;
+}
+
+export interface SimulatedModelServer {
+  /** e.g. `http://127.0.0.1:8100/v1`: the `--base-url` to give `train --policy openai`. */
+  readonly url: string;
+  /** The policy served now. */
+  readonly policy: SimulatedPolicy;
+  readonly updates: readonly AppliedUpdate[];
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The simulated policy behind an OpenAI-compatible chat completions endpoint, which learns from the
+ * training batches a run hands over: a stand-in for a served model and its external trainer, to
+ * try a `train --policy openai --on-batch ...` set-up end to end on one machine. It is a
+ * simulation, not a language model.
+ *
+ * - `POST /v1/chat/completions` reads the task and the harness from the conversation, follows the
+ *   turns it holds (teacher forcing), and samples the next with fresh draws.
+ * - `POST /v1/sim/update?step=N` takes a batch (JSONL of training examples, as `batches/step-N.jsonl`
+ *   holds them), recovers each attempt's decisions from its messages and applies the simulated
+ *   GRPO update to the policy after step N - 1: a step handed over again replaces its update.
+ * - `GET /v1/sim/state` gives the served parameters and the updates applied; `GET /v1/models` the model.
+ */
+export async function startSimulatedModelServer(options: SimulatedModelServerOptions): Promise<SimulatedModelServer> {
+  const { world } = options;
+  const log = options.log ?? (() => {});
+  const snapshots = new Map<number, SimulatedPolicy>([[options.policy.step, options.policy]]);
+  let served = options.policy;
+  let updates: AppliedUpdate[] = [];
+  let requests = 0;
+
+  const complete = async (body: unknown) => {
+    const request = parse(ChatRequest, body, 'chat completion request');
+    if ((request.n ?? 1) !== 1) throw new HttpError(400, 'the simulated model answers one choice per request (n = 1)');
+    const messages = fromWire(request.messages);
+    const offered = (request.tools ?? []).map((tool) => tool.function.name);
+    const recognised = await world.recognise(messages, offered);
+    requests += 1;
+    const seed = deriveSeed(options.seed ?? 0, 'served', requests);
+    const policy = served;
+    const context = { ...recognised, seed };
+    const session = policy.startEpisode(context);
+    // Walk to where the conversation is: its turns, as the policy would have written them.
+    const prelude = recognised.harness.prelude?.(recognised.task, recognised.envTools) ?? null;
+    const turns = messages.flatMap((message, index) =>
+      message.role === 'assistant' ? [{ context: messages.slice(0, index), observed: message }] : [],
+    );
+    session.follow(prelude ? turns.slice(1) : turns);
+    const response = await session.respond({ messages, tools: [] });
+    const { message, usage } = response;
+    return {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: servedModelName,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: message.content,
+            ...(message.toolCalls?.length
+              ? {
+                  tool_calls: message.toolCalls.map((call, index) => ({
+                    id: `call_${seed.toString(36)}_${index}`,
+                    type: 'function',
+                    function: { name: call.name, arguments: call.arguments },
+                  })),
+                }
+              : {}),
+          },
+          finish_reason: message.toolCalls?.length ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: {
+        prompt_tokens: usage.promptTokens,
+        completion_tokens: usage.completionTokens,
+        total_tokens: usage.promptTokens + usage.completionTokens,
+      },
+    };
+  };
+
+  const update = async (step: number, batch: string) => {
+    const base = snapshots.get(step - 1);
+    if (!base)
+      throw new HttpError(
+        409,
+        `no policy after step ${step - 1} on this server (it has ${[...snapshots.keys()].join(', ')}): hand the steps over in order`,
+      );
+    const items: DecisionsToTrain[] = [];
+    const unfollowed: string[] = [];
+    const groups = new Set<string>();
+    const lines = batch.split('\n');
+    for (const [index, line] of lines.entries()) {
+      if (line.trim() === '') continue;
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch (error) {
+        throw new HttpError(400, `batch line ${index + 1}: not JSON (${(error as Error).message})`);
+      }
+      const example = parse(BatchLine, json, `batch line ${index + 1}`);
+      const task = world.taskById(example.taskId);
+      const harness = example.context === 'h0' ? world.h0 : world.harnessById(example.harnessId);
+      const context = {
+        task,
+        harness,
+        envTools: await world.tools(task),
+        plan: world.environment.oraclePlan(task),
+        seed: 0,
+      };
+      let decisions: ReturnType<SimulatedPolicy['follow']>;
+      try {
+        decisions = base.follow(context, fromWire(example.messages));
+      } catch (error) {
+        const message = `batch line ${index + 1} (${example.groupId}): ${(error as Error).message}`;
+        // An attempt whose turns the plan cannot produce (code a tool transform rewrote, re-rendered
+        // under H0) is left out of the update and reported; anything else refuses the batch.
+        if (!ConfigError.isInstance(error) || error.code !== 'unfollowable-turn') throw new HttpError(400, message);
+        unfollowed.push(message);
+        continue;
+      }
+      items.push({ advantage: example.advantage, context: example.context, decisions: decisions.flat() });
+      groups.add(example.groupId);
+    }
+    const trainer = new SimulatedGrpoTrainer(base, options.trainer);
+    const result = trainer.updateFrom(items, step);
+    served = trainer.policy;
+    for (const key of snapshots.keys()) if (key >= step) snapshots.delete(key);
+    snapshots.set(step, served);
+    const applied: AppliedUpdate = {
+      step,
+      examples: items.length,
+      groups: groups.size,
+      updateNorm: result.stats['updateNorm'] ?? 0,
+      unfollowed,
+    };
+    updates = [...updates.filter((item) => item.step < step), applied];
+    log(
+      `step ${step}: ${items.length} attempts in ${groups.size} groups, update norm ${applied.updateNorm.toFixed(3)}`,
+    );
+    return applied;
+  };
+
+  const route = async (request: IncomingMessage): Promise<unknown> => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (request.method === 'GET' && url.pathname === '/v1/models')
+      return { object: 'list', data: [{ id: servedModelName, object: 'model', owned_by: 'harness-s' }] };
+    if (request.method === 'GET' && url.pathname === '/v1/sim/state')
+      return { model: servedModelName, step: served.step, version: served.version, config: served.config, updates };
+    if (request.method === 'POST' && url.pathname === '/v1/chat/completions') {
+      const raw = await readBody(request);
+      let body: unknown;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        throw new HttpError(400, 'the request body is not JSON');
+      }
+      return complete(body);
+    }
+    if (request.method === 'POST' && url.pathname === '/v1/sim/update') {
+      const step = Number(url.searchParams.get('step'));
+      if (!Number.isInteger(step) || step < 1)
+        throw new HttpError(
+          400,
+          `?step= must be the step the batch comes from (1 or more), got '${url.searchParams.get('step')}'`,
+        );
+      return update(step, await readBody(request));
+    }
+    throw new HttpError(404, `no route ${request.method} ${url.pathname}`);
+  };
+
+  const server = createServer((request, response) => {
+    route(request).then(
+      (body) => send(response, 200, body),
+      (error: unknown) => {
+        const status = error instanceof HttpError ? error.status : ConfigError.isInstance(error) ? 400 : 500;
+        const message = error instanceof Error ? error.message : String(error);
+        if (status === 500) log(`error: ${message}`);
+        send(response, status, { error: { message, type: status === 500 ? 'server_error' : 'invalid_request_error' } });
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/v1`,
+    get policy() {
+      return served;
+    },
+    get updates() {
+      return updates;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HttpError(400, `${what}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+const maxBodyBytes = 256 * 1024 * 1024;
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        reject(new HttpError(413, `request body over ${maxBodyBytes} bytes`));
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const data = `${JSON.stringify(body)}\n`;
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+  response.end(data);
+}
