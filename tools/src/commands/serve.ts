@@ -63,7 +63,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
       seed: flags.seed,
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    const update = `curl -sf --data-binary @"$HARNESS_S_BATCH" "${server.url}/sim/update?step=$HARNESS_S_STEP"`;
+    const update = `curl -sf -o /dev/null --data-binary @"$HARNESS_S_BATCH" "${server.url}/sim/update?step=$HARNESS_S_STEP"`;
     process.stderr.write(
       [
         `Simulated model '${servedModelName}' (a simulation, not a language model) on ${env}: ${world.taskCount} tasks, ${world.harnesses.length} harnesses (H0 ${h0.spec.id}${flags.pool ? `, the pool in ${flags.pool}` : ''})`,

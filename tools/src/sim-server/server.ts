@@ -240,7 +240,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     };
     updates = [...updates.filter((item) => item.step < step), applied];
     log(
-      `step ${step}: ${items.length} attempts in ${groups.size} groups, update norm ${applied.updateNorm.toFixed(3)}`,
+      `step ${step}: ${items.length} attempts in ${groups.size} groups, update norm ${applied.updateNorm.toFixed(3)}${unfollowed.length > 0 ? `; ${unfollowed.length} left out, the first: ${unfollowed[0]?.slice(0, 300)}` : ''}`,
     );
     return applied;
   };
