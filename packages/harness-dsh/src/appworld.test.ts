@@ -70,7 +70,7 @@ describe('the code-block codec with several actions', () => {
     const second = { tool: 'execute', arguments: { code: 'print(2);' } };
     const message = codeBlockCodec.encode([first, second], 'Two steps.');
     expect(message.content).toBe('Two steps.\n\n```js\nprint(1);\n\nprint(2);\n```');
-    expect(codeBlockCodec.decode(message)).toEqual({
+    expect(codeBlockCodec.decode(message, [])).toEqual({
       ok: true,
       actions: [{ action: { tool: 'execute', arguments: { code: 'print(1);\n\nprint(2);' } } }],
     });
