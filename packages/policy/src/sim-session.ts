@@ -25,6 +25,8 @@ type Resolver = (skill: string, probability: number, occurrence: number, secondC
 
 /** Longest run of decision points walked before one action: bounds the search of `follow`. */
 const maxChoicesPerTurn = 12;
+/** Walks a `follow` may try in all before it gives a transcript up as one the plan cannot produce. */
+const followBudget = 20_000;
 
 /**
  * One episode of the simulated policy. `respond` samples the next turn; `follow` takes a turn the
@@ -36,6 +38,8 @@ export class SimulatedSession implements PolicySession {
   private readonly occurrences = new Map<string, number>();
   private readonly shifts = new Map<string, number>();
   private readonly toolSkills: Set<string>;
+  /** Walks tried by the current `follow`. */
+  private trials = 0;
 
   constructor(
     private readonly parameters: SimulatedParameters,
@@ -88,11 +92,12 @@ export class SimulatedSession implements PolicySession {
    * Takes each `observed` message as the answer to its `context` (the rendered messages before it),
    * in order, and returns the decisions that produce them: the branches that lead the plan to each
    * turn's action, with the probabilities this policy gives them now. The session walks on from
-   * there. Where two branches lead to the same next action, the one the later turns agree with is
-   * taken (right first). A turn the codec cannot read is a wrong `action-format` decision. After
-   * the harness's retry message a wrong choice counts both of its draws; a right one counts one,
-   * as the first draw cannot be told from the transcript. Throws when no branches of the plan lead
-   * to the observed turns.
+   * there. Where several runs of branches lead to the same next action, the one the later turns
+   * agree with is taken (the fewest decisions first, right before wrong). A turn the codec cannot
+   * read is a wrong `action-format` decision. After the harness's retry message a wrong choice
+   * counts both of its draws; a right one counts one, as the first draw cannot be told from the
+   * transcript. Throws (`unfollowable-turn`) when no branches of the plan lead to the observed
+   * turns, or none are found within a bounded search.
    */
   follow(turns: ReadonlyArray<{ context: readonly Message[]; observed: AssistantMessage }>): Decision[][] {
     // One step per action of the policy's in a turn, or one for a turn without an action. Under a
@@ -171,6 +176,7 @@ export class SimulatedSession implements PolicySession {
       restore();
       return null;
     };
+    this.trials = 0;
     const end = walk(0, this.walker);
     if (!end) {
       const step = steps[deepest];
@@ -184,8 +190,8 @@ export class SimulatedSession implements PolicySession {
   }
 
   /**
-   * Every run of branch choices, right first, that makes the walk's next action one of `targets`,
-   * or the start of one (`left`: the rest of it).
+   * Every run of branch choices (the fewest first, right before wrong) that makes the walk's next
+   * action one of `targets`, or the start of one (`left`: the rest of it).
    */
   private *choicesLeadingTo(
     walker: SimulatedPlanWalker,
@@ -194,6 +200,12 @@ export class SimulatedSession implements PolicySession {
   ): Generator<{ choices: boolean[]; left?: Action }> {
     const queue: boolean[][] = [[]];
     for (let prefix = queue.shift(); prefix; prefix = queue.shift()) {
+      this.trials += 1;
+      if (this.trials > followBudget)
+        throw new ConfigError(
+          `task ${this.context.task.id} under ${this.context.harness.spec.id}: no branches of the oracle plan found for the transcript within ${followBudget} walks`,
+          { code: 'unfollowable-turn' },
+        );
       const trial = walker.clone();
       let index = 0;
       let short = false;

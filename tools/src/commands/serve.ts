@@ -4,7 +4,7 @@ import { SimulatedPolicy } from '@harness-s/policy';
 import { resolveBase } from '../base-harness.js';
 import { createEnvironment, environmentNames } from '../environments.js';
 import { listenForInterrupts } from '../interrupts.js';
-import { simulatedSettings, trainedPolicy } from '../policies.js';
+import { checkCheckpointFlags, simulatedSettings, trainedPolicy } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { servedModelName, startSimulatedModelServer } from '../sim-server/server.js';
 import { SimulatedModelWorld } from '../sim-server/world.js';
@@ -36,12 +36,21 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
     });
   const interrupts = listenForInterrupts();
   if (what === 'appworld') {
+    const simOnly = (['env', 'pool', 'base', 'simConfig', 'simLocality', 'checkpoint'] as const).filter(
+      (key) => flags[key] !== undefined,
+    );
+    if (simOnly.length > 0)
+      throw new ConfigError(
+        `serve appworld takes --port and --host; ${simOnly.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${simOnly.length === 1 ? 'is' : 'are'} for serve sim`,
+        { code: 'bad-flag' },
+      );
     const server = await startAppWorldServer({ port: flags.port ?? 8000, host: flags.host });
     process.stderr.write(`AppWorld environment server (embedded world, JavaScript code) listening on ${server.url}\n`);
     await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
     await interrupts.releaseAfter(() => server.close());
     return;
   }
+  checkCheckpointFlags({ policy: 'sim', ...flags });
   const env = flags.env ?? 'dbbench';
   if (!environmentNames().includes(env))
     throw new ConfigError(`--env ${env}: no such environment; available: ${environmentNames().join(', ')}`, {
@@ -63,7 +72,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
       seed: flags.seed,
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    const update = `curl -sf -o /dev/null --data-binary @"$HARNESS_S_BATCH" "${server.url}/sim/update?step=$HARNESS_S_STEP"`;
+    const update = `curl -sS --fail-with-body --data-binary @"$HARNESS_S_BATCH" "${server.url}/sim/update?step=$HARNESS_S_STEP"`;
     process.stderr.write(
       [
         `Simulated model '${servedModelName}' (a simulation, not a language model) on ${env}: ${world.taskCount} tasks, ${world.harnesses.length} harnesses (H0 ${h0.spec.id}${flags.pool ? `, the pool in ${flags.pool}` : ''})`,

@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   type Decision,
   type Environment,
   type Harness,
@@ -97,15 +98,19 @@ describe.each([
           expect(policy.follow(context, trajectory.messages).map(visible), where).toEqual(sampled.map(visible));
           // Re-rendered under H0, the choices a tool transform made read as the policy's own. A
           // transform that rewrites the policy's code (list-paging) leaves code the plan does not have.
+          let underH0: Decision[][] | undefined;
           try {
-            const underH0 = policy.follow({ ...context, harness: h0 }, rerenderTrajectory(trajectory, task, h0));
-            expect(choices(underH0.flat()), `${where}, re-rendered under H0`).toEqual(choices(sampled.flat()));
-            rerendered += 1;
+            underH0 = policy.follow({ ...context, harness: h0 }, rerenderTrajectory(trajectory, task, h0));
           } catch (error) {
+            if (!ConfigError.isInstance(error) || error.code !== 'unfollowable-turn') throw error;
             expect(
               harness.spec.tools.map((tool) => tool.kind),
-              `${where}: ${(error as Error).message}`,
+              `${where}: ${error.message}`,
             ).toContain('list-paging');
+          }
+          if (underH0) {
+            expect(choices(underH0.flat()), `${where}, re-rendered under H0`).toEqual(choices(sampled.flat()));
+            rerendered += 1;
           }
           turns += sampled.length;
           wrong += sampled.flat().filter((decision) => !decision.right).length;

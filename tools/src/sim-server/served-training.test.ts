@@ -80,7 +80,10 @@ describe('harness-s serve sim', () => {
     train.stderr.on('data', (chunk) => {
       log += chunk;
     });
+    // Bounded: a run that hangs is killed with its process group, and the test fails.
+    const timer = setTimeout(() => process.kill(-(train.pid as number), 'SIGKILL'), 150_000);
     const code = await new Promise((resolve) => train.on('exit', resolve));
+    clearTimeout(timer);
     expect(code, log).toBe(0);
 
     const state = (await (await fetch(`${url}/sim/state`)).json()) as {
@@ -108,5 +111,5 @@ describe('harness-s serve sim', () => {
     expect(summary.evalUnderH0?.k).toBe(3);
     expect(summary.rescueTriggerRate).toBeGreaterThan(0);
     expect(examples.some((example) => example.harnessId !== 'h0' && example.context === 'h0')).toBe(true);
-  });
+  }, 180_000);
 });

@@ -24,7 +24,8 @@ const pool: Harness[] = ['inspect-table', 'verify-after-write', 'exact-values'].
   if (!change) throw new Error(`no change proposed for ${skill}`);
   return createHarness(deriveVariant(h0.spec, h0.spec, change));
 });
-const initial = new SimulatedPolicy({ theta: { 'verify-after-write': -1, 'inspect-table': 0 } });
+// Writes no turn without an action: re-rendered under H0 such a turn is left out, and its format draw with it.
+const initial = new SimulatedPolicy({ theta: { 'verify-after-write': -1, 'inspect-table': 0 }, actionFormatTheta: 20 });
 let server: SimulatedModelServer;
 
 /** The server's own environment, as a server in another process has: episodes of both run at once. */
@@ -115,6 +116,10 @@ describe('the served simulated model', () => {
     expect(learned.step).toBe(1);
     for (const [skill, value] of Object.entries(expected.config.theta))
       expect(learned.config.theta[skill], skill).toBeCloseTo(value, 9);
+    expect(learned.config.actionFormatTheta).toBeCloseTo(expected.config.actionFormatTheta, 9);
+    expect(Object.keys(learned.config.hardTheta).sort()).toEqual(Object.keys(expected.config.hardTheta).sort());
+    for (const [hardClass, value] of Object.entries(expected.config.hardTheta))
+      expect(learned.config.hardTheta[hardClass], hardClass).toBeCloseTo(value, 9);
     expect(learned.config.theta['verify-after-write']).not.toBeCloseTo(-1, 3);
 
     // Step 2 builds on step 1; step 1 handed over again replaces its update and drops step 2.
@@ -163,5 +168,30 @@ describe('the served simulated model', () => {
     expect(badLine.status).toBe(400);
     expect(((await badLine.json()) as { error: { message: string } }).error.message).toMatch(/^batch line 1: taskId/);
     expect((await post('/sim/update?step=zero', '')).status).toBe(400);
+    // An attempt rendered under another base harness than the server's H0 is refused by line.
+    const text = createHarness(dbbenchH0('dbbench-text'));
+    const task = tasks[0];
+    if (!task) throw new Error('no task');
+    const foreign = await runAttempt({
+      environment,
+      task,
+      harness: text,
+      policy: initial,
+      runId: 'x',
+      attempt: 0,
+      seed: 1,
+    });
+    const line = trainingExample(foreign, {
+      groupId: '1:x',
+      step: 1,
+      context: 'h0',
+      messages: foreign.messages,
+      advantage: 1,
+    });
+    const refused = await post('/sim/update?step=1', JSON.stringify(line));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+      /^batch line 1 \(1:x\): its system prompt is not the one h0 renders .*--base/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, deriveSeed, type Message } from '@harness-s/core';
+import { ConfigError, deriveSeed, type EpisodeContext, type Message } from '@harness-s/core';
 import {
   type DecisionsToTrain,
   SimulatedGrpoTrainer,
@@ -32,6 +32,9 @@ const ChatRequest = z.object({
   messages: z.array(WireMessage).min(1),
   tools: z.array(z.object({ function: z.object({ name: z.string() }) })).optional(),
   n: z.number().int().optional(),
+  stream: z.boolean().optional(),
+  /** Seeds the episode's draws, as in-process (send the same on every turn of an episode). */
+  seed: z.number().int().optional(),
 });
 const BatchLine = z.object({
   groupId: z.string(),
@@ -135,11 +138,13 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
   const complete = async (body: unknown) => {
     const request = parse(ChatRequest, body, 'chat completion request');
     if ((request.n ?? 1) !== 1) throw new HttpError(400, 'the simulated model answers one choice per request (n = 1)');
+    if (request.stream) throw new HttpError(400, 'the simulated model does not stream: send stream false');
     const messages = fromWire(request.messages);
     const offered = (request.tools ?? []).map((tool) => tool.function.name);
     const recognised = await world.recognise(messages, offered);
     requests += 1;
-    const seed = deriveSeed(options.seed ?? 0, 'served', requests);
+    // With the request's seed an episode draws as it would in-process; without, each turn draws afresh.
+    const seed = request.seed ?? deriveSeed(options.seed ?? 0, 'served', requests);
     const policy = served;
     const context = { ...recognised, seed };
     const session = policy.startEpisode(context);
@@ -202,25 +207,34 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       } catch (error) {
         throw new HttpError(400, `batch line ${index + 1}: not JSON (${(error as Error).message})`);
       }
-      const example = parse(BatchLine, json, `batch line ${index + 1}`);
-      const task = world.taskById(example.taskId);
-      const harness = example.context === 'h0' ? world.h0 : world.harnessById(example.harnessId);
-      const context = {
-        task,
-        harness,
-        envTools: await world.tools(task),
-        plan: world.environment.oraclePlan(task),
-        seed: 0,
-      };
+      const where = `batch line ${index + 1}`;
+      const example = parse(BatchLine, json, where);
+      let context: EpisodeContext;
+      try {
+        const task = world.taskById(example.taskId);
+        const harness = example.context === 'h0' ? world.h0 : world.harnessById(example.harnessId);
+        const envTools = await world.tools(task);
+        context = { task, harness, envTools, plan: world.environment.oraclePlan(task), seed: 0 };
+        const system = harness.start(task, envTools)[0]?.content;
+        if (example.messages[0]?.content !== system)
+          throw new ConfigError(
+            `its system prompt is not the one ${harness.spec.id} renders${example.context === 'h0' ? ` (this server's H0; start it with the run's --base and --pool)` : ''}`,
+            { code: 'unknown-harness' },
+          );
+      } catch (error) {
+        if (!ConfigError.isInstance(error)) throw error;
+        throw new HttpError(400, `${where} (${example.groupId}): ${error.message}`);
+      }
       let decisions: ReturnType<SimulatedPolicy['follow']>;
       try {
         decisions = base.follow(context, fromWire(example.messages));
       } catch (error) {
-        const message = `batch line ${index + 1} (${example.groupId}): ${(error as Error).message}`;
+        if (!ConfigError.isInstance(error)) throw error;
+        const message = `${where} (${example.groupId}): ${error.message}`;
         // An attempt whose turns the plan cannot produce (code a tool transform rewrote, re-rendered
         // under H0) is left out of the update and reported; anything else refuses the batch.
-        if (!ConfigError.isInstance(error) || error.code !== 'unfollowable-turn') throw new HttpError(400, message);
-        unfollowed.push(message);
+        if (error.code !== 'unfollowable-turn') throw new HttpError(400, message);
+        unfollowed.push(message.length > 400 ? `${message.slice(0, 400)}...` : message);
         continue;
       }
       items.push({ advantage: example.advantage, context: example.context, decisions: decisions.flat() });
@@ -240,7 +254,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     };
     updates = [...updates.filter((item) => item.step < step), applied];
     log(
-      `step ${step}: ${items.length} attempts in ${groups.size} groups, update norm ${applied.updateNorm.toFixed(3)}${unfollowed.length > 0 ? `; ${unfollowed.length} left out, the first: ${unfollowed[0]?.slice(0, 300)}` : ''}`,
+      `step ${step}: ${items.length} attempts in ${groups.size} groups, update norm ${applied.updateNorm.toFixed(3)}${unfollowed.length > 0 ? `; ${unfollowed.length} left out, the first: ${unfollowed[0]}` : ''}`,
     );
     return applied;
   };
@@ -262,15 +276,21 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       return complete(body);
     }
     if (request.method === 'POST' && url.pathname === '/v1/sim/update') {
-      const step = Number(url.searchParams.get('step'));
-      if (!Number.isInteger(step) || step < 1)
+      const given = url.searchParams.get('step');
+      const step = Number(given);
+      if (given === null || !Number.isInteger(step) || step < 1)
         throw new HttpError(
           400,
-          `?step= must be the step the batch comes from (1 or more), got '${url.searchParams.get('step')}'`,
+          given === null
+            ? 'give the step the batch comes from: /v1/sim/update?step=N (HARNESS_S_STEP in --on-batch)'
+            : `?step= must be the step the batch comes from (1 or more), got '${given}'`,
         );
       return update(step, await readBody(request));
     }
-    throw new HttpError(404, `no route ${request.method} ${url.pathname}`);
+    throw new HttpError(
+      404,
+      `no route ${request.method} ${url.pathname}: this server answers POST /v1/chat/completions, POST /v1/sim/update?step=N, GET /v1/sim/state and GET /v1/models (a --base-url ends in /v1)`,
+    );
   };
 
   const server = createServer((request, response) => {
@@ -317,18 +337,21 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
 
 const maxBodyBytes = 256 * 1024 * 1024;
 
+/** The request's body; over the limit it is read to its end and dropped, and answered with 413. */
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBodyBytes) {
-        reject(new HttpError(413, `request body over ${maxBodyBytes} bytes`));
-        request.destroy();
-      } else chunks.push(chunk);
+      if (size <= maxBodyBytes) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () =>
+      size > maxBodyBytes
+        ? reject(new HttpError(413, `request body of ${size} bytes, over the ${maxBodyBytes} this server takes`))
+        : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
     request.on('error', reject);
   });
 }

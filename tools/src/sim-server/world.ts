@@ -96,8 +96,10 @@ export class SimulatedModelWorld {
 
   /**
    * The task, harness and tools of a conversation. Harnesses that render the same system prompt
-   * and offer the same tools differ only in rules the policy meets in the conversation (a retry or
-   * verification message): the first whose messages it shows is taken, else the first.
+   * and offer the same tools differ only in what the policy meets later in the conversation (a
+   * retry or verification message) or not at all (context limits, step limits): the first whose
+   * messages the conversation shows is taken, else the first, which acts alike unless the policy's
+   * locality or reach is set (those are particular to each harness).
    */
   async recognise(messages: readonly Message[], offered: readonly string[]): Promise<Recognised> {
     const system = messages[0]?.role === 'system' ? messages[0].content : undefined;
