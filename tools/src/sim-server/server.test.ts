@@ -64,6 +64,26 @@ describe('the served simulated model', () => {
     expect(outcomes.some((trajectory) => trajectory.turns.length > 2)).toBe(true);
   });
 
+  it('draws an episode as the embedded policy does with the seed a request carries', async () => {
+    const { tasks } = await environment.loadTasks({ split: 'dev' });
+    let compared = 0;
+    for (const [index, task] of tasks.slice(0, 8).entries()) {
+      const harness = index % 2 === 0 ? h0 : (pool[index % pool.length] as Harness);
+      const seed = 100 + index;
+      const served = createOpenAIPolicy({ baseUrl: server.url, model: 'sim', maxRetries: 0, extraBody: { seed } });
+      const [remote, local] = await Promise.all([
+        runAttempt({ environment, task, harness, policy: served, runId: 'r', attempt: 0, seed }),
+        runAttempt({ environment, task, harness, policy: initial, runId: 'l', attempt: 0, seed }),
+      ]);
+      const said = (trajectory: Trajectory) =>
+        trajectory.turns.map((turn) => [turn.response.content, turn.response.toolCalls?.map((call) => call.arguments)]);
+      expect(said(remote), `${task.id} under ${harness.spec.id}`).toEqual(said(local));
+      expect(remote.evaluation?.success).toBe(local.evaluation?.success);
+      compared += remote.turns.length;
+    }
+    expect(compared).toBeGreaterThan(16);
+  });
+
   it('learns from a batch exactly as the embedded trainer learns from the same attempts, and replaces a step sent again', async () => {
     const { tasks } = await environment.loadTasks({ split: 'dev' });
     const groups: ScoredGroup[] = [];
