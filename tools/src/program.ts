@@ -119,6 +119,10 @@ export function createProgram(): Command {
     .addOption(simLocalityOption())
     .addOption(checkpointOption())
     .option('--seed <n>', 'sim: seed of its draws', integer('--seed', 0), 1)
+    .option(
+      '--out <dir>',
+      'sim: folder of its parameters, written at every update; one that holds them is continued (default runs/served-sim-<env>-<time>)',
+    )
     .action(async (what: string, flags) => {
       await runServe(what, flags);
     });

@@ -1,4 +1,6 @@
-import { ConfigError, type Harness } from '@harness-s/core';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, type Harness, policySnapshotFile } from '@harness-s/core';
 import { startAppWorldServer } from '@harness-s/env-appworld';
 import { SimulatedPolicy } from '@harness-s/policy';
 import { resolveBase } from '../base-harness.js';
@@ -19,6 +21,7 @@ export interface ServeFlags {
   simLocality?: number;
   checkpoint?: string;
   seed: number;
+  out?: string;
 }
 
 const services = ['appworld', 'sim'];
@@ -36,7 +39,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
     });
   const interrupts = listenForInterrupts();
   if (what === 'appworld') {
-    const simOnly = (['env', 'pool', 'base', 'simConfig', 'simLocality', 'checkpoint'] as const).filter(
+    const simOnly = (['env', 'pool', 'base', 'simConfig', 'simLocality', 'checkpoint', 'out'] as const).filter(
       (key) => flags[key] !== undefined,
     );
     if (simOnly.length > 0)
@@ -61,6 +64,13 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
     const pool: Harness[] = flags.pool ? await loadPoolHarnesses(flags.pool, env) : [];
     const h0 = await resolveBase(env, flags.base, pool);
     const world = await SimulatedModelWorld.open(environment, pool, h0);
+    const dir = resolve(flags.out ?? join('runs', `served-sim-${env}-${Date.now()}`));
+    const continuing = existsSync(join(dir, policySnapshotFile(0)));
+    if (continuing && (flags.checkpoint || flags.simConfig !== undefined || flags.simLocality !== undefined))
+      throw new ConfigError(
+        `--out ${flags.out}: it holds a served model's parameters, which a server started on it continues from; leave out --checkpoint, --sim-config and --sim-locality, or give a new folder`,
+        { code: 'bad-flag' },
+      );
     const policy = flags.checkpoint
       ? await trainedPolicy(flags.checkpoint, env)
       : new SimulatedPolicy(await simulatedSettings(flags));
@@ -70,6 +80,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
       host: flags.host,
       port: flags.port ?? 8100,
       seed: flags.seed,
+      dir,
       log: (line) => process.stderr.write(`${line}\n`),
     });
     const update = `curl -sS --fail-with-body --data-binary @"$HARNESS_S_BATCH" "${server.url}/sim/update?step=$HARNESS_S_STEP"`;
@@ -77,6 +88,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
       [
         `Simulated model '${servedModelName}' (a simulation, not a language model) on ${env}: ${world.taskCount} tasks, ${world.harnesses.length} harnesses (H0 ${h0.spec.id}${flags.pool ? `, the pool in ${flags.pool}` : ''})`,
         `listening on ${server.url}`,
+        `${continuing ? 'Continuing from' : 'Parameters in'} ${dir} (each update as checkpoints/policy-step-N.json; serve sim --out ${dir} continues from them)`,
         'Train against it, with the batches handed back to it:',
         `  harness-s train --env ${env} --policy openai --model ${servedModelName} --base-url ${server.url} \\`,
         `    --on-batch '${update}' ...`,

@@ -26,7 +26,8 @@ beforeAll(async () => {
   await writePool(join(dir, 'pool'));
   // A policy that often fails DBBench's writes, so that groups fail every attempt and are rescued.
   await writeFile(join(dir, 'weak.json'), JSON.stringify({ theta: { 'inspect-table': -1, 'verify-after-write': -2 } }));
-  const args = ['--env', 'dbbench', '--pool', join(dir, 'pool'), '--sim-config', join(dir, 'weak.json'), '--port', '0'];
+  const args = ['--env', 'dbbench', '--pool', join(dir, 'pool'), '--sim-config', join(dir, 'weak.json')];
+  args.push('--port', '0', '--out', join(dir, 'served'));
   server = cli(['serve', 'sim', ...args]);
   url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve sim did not start: ${serverLog}`)), 60_000);
@@ -107,6 +108,13 @@ describe('harness-s serve sim', () => {
       );
     expect(state.updates.reduce((sum, update) => sum + update.examples, 0)).toBe(examples.length);
     expect(state.config.theta['inspect-table']).not.toBe(-1);
+    // Its parameters are on disk, step by step, as a training run's snapshots.
+    expect((await readdir(join(dir, 'served', 'checkpoints'))).sort()).toEqual([
+      'policy-step-0.json',
+      'policy-step-1.json',
+      'policy-step-2.json',
+      'policy-step-3.json',
+    ]);
     const summary = TrainSummary.parse(JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')));
     expect(summary.evalUnderH0?.k).toBe(3);
     expect(summary.rescueTriggerRate).toBeGreaterThan(0);

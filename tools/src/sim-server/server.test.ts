@@ -1,3 +1,6 @@
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type Harness,
   type RescueContext,
@@ -12,6 +15,7 @@ import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
 import { createHarness, dbbenchH0, deriveVariant, environmentExtras, proposeChanges } from '@harness-s/harness-dsh';
 import { createOpenAIPolicy, SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trainedPolicy } from '../policies.js';
 import { type SimulatedModelServer, startSimulatedModelServer } from './server.js';
 import { SimulatedModelWorld } from './world.js';
 
@@ -152,6 +156,65 @@ describe('the served simulated model', () => {
     const skipped = await post('/sim/update?step=3', lines.join('\n'));
     expect(skipped.status).toBe(409);
     expect(((await skipped.json()) as { error: { message: string } }).error.message).toMatch(/no policy after step 2/);
+  });
+
+  it('keeps its parameters in its folder at every update, and a server started on the folder continues from them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'served-sim-state-'));
+    const world = await SimulatedModelWorld.open(served, pool, h0);
+    const { tasks } = await environment.loadTasks({ split: 'dev' });
+    const task = tasks[3];
+    if (!task) throw new Error('no task');
+    const lines: string[] = [];
+    for (const attempt of [0, 1, 2, 3]) {
+      const trajectory = await runAttempt({
+        environment,
+        task,
+        harness: h0,
+        policy: initial,
+        runId: 'p',
+        attempt,
+        seed: attempt,
+      });
+      const advantage = trajectory.evaluation?.success ? 1 : -1;
+      lines.push(
+        JSON.stringify(
+          trainingExample(trajectory, {
+            groupId: `1:${task.id}`,
+            step: 1,
+            context: 'h0',
+            messages: trajectory.messages,
+            advantage,
+          }),
+        ),
+      );
+    }
+    const first = await startSimulatedModelServer({ world, policy: initial, dir });
+    const update = (url: string, step: number) =>
+      fetch(`${url}/sim/update?step=${step}`, { method: 'POST', body: lines.join('\n') });
+    expect((await update(first.url, 1)).status).toBe(200);
+    expect((await update(first.url, 2)).status).toBe(200);
+    expect((await update(first.url, 2)).status).toBe(200);
+    const learned = first.policy.config;
+    await first.close();
+    expect((await readdir(join(dir, 'checkpoints'))).sort()).toEqual([
+      'policy-step-0.json',
+      'policy-step-1.json',
+      'policy-step-2.json',
+    ]);
+    // What eval --checkpoint reads.
+    expect((await trainedPolicy(join(dir, 'checkpoints', 'policy-step-2.json'))).config).toEqual(learned);
+
+    const second = await startSimulatedModelServer({ world, policy: new SimulatedPolicy(), dir });
+    try {
+      expect(second.policy.step).toBe(2);
+      expect(second.policy.config).toEqual(learned);
+      expect(second.updates.map((item) => item.step)).toEqual([1, 2]);
+      // Step 1 handed over again replaces it, and the snapshot of step 2 goes with it.
+      expect((await update(second.url, 1)).status).toBe(200);
+      expect((await readdir(join(dir, 'checkpoints'))).sort()).toEqual(['policy-step-0.json', 'policy-step-1.json']);
+    } finally {
+      await second.close();
+    }
   });
 
   it('refuses what it cannot read, naming it', async () => {

@@ -1,88 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, deriveSeed, type EpisodeContext, type Message } from '@harness-s/core';
+import { ConfigError, deriveSeed, type EpisodeContext } from '@harness-s/core';
 import {
   type DecisionsToTrain,
   SimulatedGrpoTrainer,
-  type SimulatedPolicy,
+  SimulatedPolicy,
   type SimulatedTrainerOptions,
 } from '@harness-s/policy';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { type AppliedUpdate, ServedPolicyStore } from './store.js';
+import { BatchLine, ChatRequest, fromWire } from './wire.js';
 import type { SimulatedModelWorld } from './world.js';
+
+export type { AppliedUpdate } from './store.js';
+export { fromWire } from './wire.js';
 
 /** The model name the server answers to. */
 export const servedModelName = 'sim';
-
-const WireContent = z.union([
-  z.string(),
-  z.null(),
-  z.array(z.object({ type: z.string(), text: z.string().optional() })),
-]);
-const WireMessage = z.object({
-  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
-  content: WireContent.optional(),
-  tool_calls: z
-    .array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) }))
-    .optional(),
-  tool_call_id: z.string().optional(),
-});
-const ChatRequest = z.object({
-  model: z.string().optional(),
-  messages: z.array(WireMessage).min(1),
-  tools: z.array(z.object({ function: z.object({ name: z.string() }) })).optional(),
-  n: z.number().int().optional(),
-  stream: z.boolean().optional(),
-  /** Seeds the episode's draws, as in-process (send the same on every turn of an episode). */
-  seed: z.number().int().optional(),
-});
-const BatchLine = z.object({
-  groupId: z.string(),
-  taskId: z.string(),
-  harnessId: z.string(),
-  context: z.enum(['h0', 'variant']),
-  messages: z.array(WireMessage),
-  advantage: z.number(),
-});
-
-const text = (content: z.infer<typeof WireContent> | undefined): string =>
-  typeof content === 'string'
-    ? content
-    : (content ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
-
-/** Chat completions messages as the harness's codec reads them. */
-export function fromWire(messages: ReadonlyArray<z.infer<typeof WireMessage>>): Message[] {
-  return messages.map((message): Message => {
-    const content = text(message.content);
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        return { role: 'system', content };
-      case 'user':
-        return { role: 'user', content };
-      case 'tool':
-        return { role: 'tool', content, toolCallId: message.tool_call_id ?? '' };
-      default:
-        return {
-          role: 'assistant',
-          content,
-          ...(message.tool_calls?.length
-            ? { toolCalls: message.tool_calls.map((call) => ({ id: call.id, ...call.function })) }
-            : {}),
-        };
-    }
-  });
-}
-
-/** One update the server applied: the step it stands for and what it learned from. */
-export interface AppliedUpdate {
-  step: number;
-  examples: number;
-  groups: number;
-  updateNorm: number;
-  /** Attempts left out: their turns are not ones the plan can produce (see `SimulatedPolicy.follow`). */
-  unfollowed: string[];
-}
 
 export interface SimulatedModelServerOptions {
   world: SimulatedModelWorld;
@@ -93,6 +28,12 @@ export interface SimulatedModelServerOptions {
   port?: number;
   /** Seeds the draws of the served episodes (each request draws afresh). */
   seed?: number;
+  /**
+   * A folder for the served parameters: each update's policy is written as
+   * `checkpoints/policy-step-N.json` (what `eval --checkpoint` reads) before it is answered, and a
+   * server started on a folder that holds them continues from them.
+   */
+  dir?: string;
   log?: (line: string) => void;
 }
 
@@ -130,9 +71,14 @@ class HttpError extends Error {
 export async function startSimulatedModelServer(options: SimulatedModelServerOptions): Promise<SimulatedModelServer> {
   const { world } = options;
   const log = options.log ?? (() => {});
-  const snapshots = new Map<number, SimulatedPolicy>([[options.policy.step, options.policy]]);
-  let served = options.policy;
-  let updates: AppliedUpdate[] = [];
+  const store = options.dir ? new ServedPolicyStore(options.dir) : undefined;
+  const saved = store ? await store.load() : undefined;
+  // The policy it starts from is the one before step 1, whatever run it came from.
+  const initial = new SimulatedPolicy(options.policy.config, 0);
+  const snapshots = saved?.snapshots ?? new Map<number, SimulatedPolicy>([[0, initial]]);
+  let served = [...snapshots.entries()].sort(([a], [b]) => b - a)[0]?.[1] ?? initial;
+  let updates: AppliedUpdate[] = saved?.updates ?? [];
+  if (store && !saved) await store.save(initial, []);
   let requests = 0;
 
   const complete = async (body: unknown) => {
@@ -242,9 +188,8 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     }
     const trainer = new SimulatedGrpoTrainer(base, options.trainer);
     const result = trainer.updateFrom(items, step);
-    served = trainer.policy;
     for (const key of snapshots.keys()) if (key >= step) snapshots.delete(key);
-    snapshots.set(step, served);
+    snapshots.set(step, trainer.policy);
     const applied: AppliedUpdate = {
       step,
       examples: items.length,
@@ -252,7 +197,11 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       updateNorm: result.stats['updateNorm'] ?? 0,
       unfollowed,
     };
-    updates = [...updates.filter((item) => item.step < step), applied];
+    const kept = [...updates.filter((item) => item.step < step), applied];
+    // Recorded before it is served or answered: a server killed now restarts from it.
+    await store?.save(trainer.policy, kept);
+    served = trainer.policy;
+    updates = kept;
     log(
       `step ${step}: ${items.length} attempts in ${groups.size} groups, update norm ${applied.updateNorm.toFixed(3)}${unfollowed.length > 0 ? `; ${unfollowed.length} left out, the first: ${unfollowed[0]}` : ''}`,
     );

@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseWith, policySnapshotFile, readJson, writeJsonAtomic } from '@harness-s/core';
+import { SimulatedGrpoTrainer, type SimulatedPolicy } from '@harness-s/policy';
+import { z } from 'zod';
+import { trainedPolicy } from '../policies.js';
+
+/** One update the server applied: the step it stands for and what it learned from. */
+export interface AppliedUpdate {
+  step: number;
+  examples: number;
+  groups: number;
+  updateNorm: number;
+  /** Attempts left out: their turns are not ones the plan can produce (see `SimulatedPolicy.follow`). */
+  unfollowed: string[];
+}
+
+const SavedUpdates = z.array(
+  z.object({
+    step: z.number().int(),
+    examples: z.number().int(),
+    groups: z.number().int(),
+    updateNorm: z.number(),
+    unfollowed: z.array(z.string()),
+  }),
+);
+
+/** The served parameters on disk: a training run's policy snapshots, and the updates applied. */
+export class ServedPolicyStore {
+  constructor(private readonly dir: string) {}
+
+  /** The steps whose policy snapshots the folder holds, in order. */
+  private async steps(): Promise<number[]> {
+    const folder = join(this.dir, 'checkpoints');
+    if (!existsSync(folder)) return [];
+    return (await readdir(folder))
+      .flatMap((name) => {
+        const match = /^policy-step-(\d+)\.json$/.exec(name);
+        return match ? [Number(match[1])] : [];
+      })
+      .sort((a, b) => a - b);
+  }
+
+  /** What an earlier server left here, or undefined for a new folder. */
+  async load(): Promise<{ snapshots: Map<number, SimulatedPolicy>; updates: AppliedUpdate[] } | undefined> {
+    const steps = await this.steps();
+    if (steps.length === 0) return undefined;
+    const snapshots = new Map<number, SimulatedPolicy>();
+    for (const step of steps) snapshots.set(step, await trainedPolicy(join(this.dir, policySnapshotFile(step))));
+    const file = join(this.dir, 'updates.json');
+    const updates = existsSync(file) ? parseWith(SavedUpdates, await readJson(file), file) : [];
+    return { snapshots, updates };
+  }
+
+  /** Writes the policy of its step (dropping later steps' snapshots: they are replaced) and the updates. */
+  async save(policy: SimulatedPolicy, updates: readonly AppliedUpdate[]): Promise<void> {
+    const trainer = new SimulatedGrpoTrainer(policy);
+    const snapshot = {
+      schemaVersion: 1,
+      step: policy.step,
+      trainer: trainer.state(),
+      savedAt: new Date().toISOString(),
+    };
+    await writeJsonAtomic(join(this.dir, policySnapshotFile(policy.step)), snapshot);
+    for (const step of await this.steps())
+      if (step > policy.step) await rm(join(this.dir, policySnapshotFile(step)), { force: true });
+    await writeJsonAtomic(join(this.dir, 'updates.json'), updates);
+  }
+}
