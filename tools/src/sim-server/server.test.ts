@@ -83,6 +83,9 @@ describe('the served simulated model', () => {
         trajectory.turns.map((turn) => [turn.response.content, turn.response.toolCalls?.map((call) => call.arguments)]);
       expect(said(remote), `${task.id} under ${harness.spec.id}`).toEqual(said(local));
       expect(remote.evaluation?.success).toBe(local.evaluation?.success);
+      // The same seed on every turn, yet each call has an id of its own for the tool messages to answer.
+      const ids = remote.turns.flatMap((turn) => turn.response.toolCalls?.map((call) => call.id) ?? []);
+      expect(new Set(ids).size).toBe(ids.length);
       compared += remote.turns.length;
     }
     expect(compared).toBeGreaterThan(16);

@@ -116,7 +116,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
             ...(message.toolCalls?.length
               ? {
                   tool_calls: message.toolCalls.map((call, index) => ({
-                    id: `call_${seed.toString(36)}_${index}`,
+                    id: `call_${randomUUID().slice(0, 8)}_${index}`,
                     type: 'function',
                     function: { name: call.name, arguments: call.arguments },
                   })),
