@@ -10,7 +10,7 @@ import { actionFormatSkill, defaultSimulatedPolicyConfig, hardnessClass, Simulat
 import { followTranscript, SimulatedSession } from './sim-session.js';
 
 export * from './sim-config.js';
-export { followTranscript, SimulatedSession } from './sim-session.js';
+export { followTranscript, policyTurns, SimulatedSession } from './sim-session.js';
 
 /**
  * The simulated policy: a small parametric model of an agent's tendencies, so the whole method

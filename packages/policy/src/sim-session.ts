@@ -346,23 +346,36 @@ const byHarness = (skill: string, hardness: number): Decision => ({
 });
 
 /**
+ * The policy's turns in a conversation under `context.harness`: every assistant message but a
+ * harness's prelude, each with the messages before it, rendered by the harness when `render` says
+ * so (a full transcript; a conversation as sent to a model is rendered already).
+ */
+export function policyTurns(
+  context: EpisodeContext,
+  messages: readonly Message[],
+  render: boolean,
+): Array<{ context: Message[]; observed: AssistantMessage }> {
+  let skipPrelude = (context.harness.prelude?.(context.task, context.envTools) ?? null) !== null;
+  return messages.flatMap((message, index) => {
+    if (message.role !== 'assistant') return [];
+    if (skipPrelude) {
+      skipPrelude = false;
+      return [];
+    }
+    const before = messages.slice(0, index);
+    return [{ context: render ? context.harness.render(before) : before, observed: message }];
+  });
+}
+
+/**
  * The decisions behind each of the policy's turns in a transcript (the full conversation, as a
- * trajectory or a training example holds it): every assistant message but a harness's prelude is
- * followed in order, each read against its context rendered by the harness. Turns the policy did
- * not write from this plan are refused (see `SimulatedSession.follow`).
+ * trajectory or a training example holds it), each turn read against its context rendered by the
+ * harness. Turns the policy did not write from this plan are refused (see `SimulatedSession.follow`).
  */
 export function followTranscript(
   session: SimulatedSession,
   context: EpisodeContext,
   transcript: readonly Message[],
 ): Decision[][] {
-  const prelude = context.harness.prelude?.(context.task, context.envTools) ?? null;
-  let skipPrelude = prelude !== null;
-  const turns: Array<{ context: Message[]; observed: AssistantMessage }> = [];
-  transcript.forEach((message, index) => {
-    if (message.role !== 'assistant') return;
-    if (skipPrelude) skipPrelude = false;
-    else turns.push({ context: context.harness.render(transcript.slice(0, index)), observed: message });
-  });
-  return session.follow(turns);
+  return session.follow(policyTurns(context, transcript, true));
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, deriveSeed, type EpisodeContext } from '@harness-s/core';
 import {
   type DecisionsToTrain,
+  policyTurns,
   SimulatedGrpoTrainer,
   SimulatedPolicy,
   type SimulatedTrainerOptions,
@@ -95,11 +96,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     const context = { ...recognised, seed };
     const session = policy.startEpisode(context);
     // Walk to where the conversation is: its turns, as the policy would have written them.
-    const prelude = recognised.harness.prelude?.(recognised.task, recognised.envTools) ?? null;
-    const turns = messages.flatMap((message, index) =>
-      message.role === 'assistant' ? [{ context: messages.slice(0, index), observed: message }] : [],
-    );
-    session.follow(prelude ? turns.slice(1) : turns);
+    session.follow(policyTurns(context, messages, false));
     const response = await session.respond({ messages, tools: [] });
     const { message, usage } = response;
     return {

@@ -21,6 +21,10 @@ export type Recognised = Omit<EpisodeContext, 'seed'>;
 export class SimulatedModelWorld {
   private readonly envTools = new Map<string, Promise<readonly ToolSpec[]>>();
   private readonly byId = new Map<string, Harness>();
+  private readonly signatureCache = new Map<
+    string,
+    Promise<Array<{ harness: Harness; system: string | undefined; tools: string }>>
+  >();
 
   private constructor(
     readonly environment: Environment,
@@ -76,6 +80,27 @@ export class SimulatedModelWorld {
     return harness;
   }
 
+  /** Each harness's system prompt and offered tool names for a task, worked out once per task. */
+  private signatures(task: Task): Promise<Array<{ harness: Harness; system: string | undefined; tools: string }>> {
+    let found = this.signatureCache.get(task.id);
+    if (!found) {
+      found = this.tools(task).then((envTools) =>
+        this.harnesses.map((harness) => ({
+          harness,
+          system: harness.start(task, envTools)[0]?.content,
+          tools: harness.codec
+            .apiTools(envTools)
+            .map((tool) => tool.name)
+            .sort()
+            .join(','),
+        })),
+      );
+      found.catch(() => this.signatureCache.delete(task.id));
+      this.signatureCache.set(task.id, found);
+    }
+    return found;
+  }
+
   /** The tools an episode of the task offers (the environment's, before the harness's codec). */
   tools(task: Task): Promise<readonly ToolSpec[]> {
     let tools = this.envTools.get(task.id);
@@ -111,15 +136,9 @@ export class SimulatedModelWorld {
     const task = this.task(user.content);
     const envTools = await this.tools(task);
     const names = [...offered].sort().join(',');
-    const candidates = this.harnesses.filter((harness) => {
-      const [first] = harness.start(task, envTools);
-      const tools = harness.codec
-        .apiTools(envTools)
-        .map((tool) => tool.name)
-        .sort()
-        .join(',');
-      return first?.content === system && tools === names;
-    });
+    const candidates = (await this.signatures(task)).flatMap(({ harness, system: rendered, tools }) =>
+      rendered === system && tools === names ? [harness] : [],
+    );
     const said = (text: string | undefined) =>
       text !== undefined && messages.some((message) => message.role === 'user' && message.content.includes(text));
     const harness =
