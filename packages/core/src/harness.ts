@@ -43,6 +43,12 @@ export interface ActionCodec {
   apiTools(envTools: readonly ToolSpec[]): ToolSpec[];
   decode(message: AssistantMessage, envTools: readonly ToolSpec[]): DecodedTurn;
   encode(actions: readonly Action[], thought?: string): AssistantMessage;
+  /**
+   * The protocol holds one action per reply (AgentBench's and mini-swe-agent's text protocols): a
+   * turn with several actions, as a tool transform that expands a call makes, is re-rendered under
+   * it as one turn per action.
+   */
+  readonly oneActionPerTurn?: boolean;
 }
 
 /**

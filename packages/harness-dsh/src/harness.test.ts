@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, HarnessError, type StepResult } from '@harness-s/core';
+import { ConfigError, HarnessError, rerenderTrajectory, type StepResult, type Trajectory } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
 import { dbbenchTextCodec } from './codecs/dbbench-text.js';
 import { toolCallsCodec } from './codecs/tool-calls.js';
@@ -67,6 +67,35 @@ describe('DBBench text codec', () => {
       ok: true,
       actions: [{ action: query[0] }],
     });
+    // A raw answer read from a reply, written back, reads the same (its leading space kept once).
+    const raw = { tool: 'commit_final_answer', arguments: { answer_text: ' ["a", 1.0]' } };
+    expect(dbbenchTextCodec.decode(dbbenchTextCodec.encode([raw]), [])).toEqual({
+      ok: true,
+      actions: [{ action: raw }],
+    });
+  });
+
+  it('re-renders a turn with several actions as one reply per action, each answered in turn', () => {
+    const h0 = createHarness(dbbenchH0('dbbench-text'));
+    const actions = [
+      { tool: 'execute_sql', arguments: { query: "INSERT INTO t VALUES ('a')" } },
+      { tool: 'execute_sql', arguments: { query: 'SELECT * FROM t' } },
+    ];
+    const turn = {
+      index: 0,
+      response: { content: '', toolCalls: [{ id: 'c', name: 'execute_sql', arguments: '{}' }] },
+      usage: { promptTokens: 1, completionTokens: 1 },
+      latencyMs: 1,
+      actions: actions.map((action, index) => ({ action, result: result(`out ${index}`), latencyMs: 1 })),
+    };
+    const messages = rerenderTrajectory({ turns: [turn] } as unknown as Trajectory, task, h0);
+    const replies = messages.filter((message) => message.role === 'assistant');
+    expect(replies.map((reply) => h0.codec.decode(reply, []))).toEqual(
+      actions.map((action) => ({ ok: true, actions: [{ action }] })),
+    );
+    expect(messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages.at(-1)?.content).toContain('out 1');
+    expect(messages.at(-3)?.content).toContain('out 0');
   });
 });
 

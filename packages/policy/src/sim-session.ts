@@ -104,7 +104,8 @@ export class SimulatedSession implements PolicySession {
     // harness whose tools expand or rewrite a call, what the codec reads is partly the harness's:
     // the turn is matched by what the policy writes for an action. A turn re-rendered from such a
     // harness shows the harness's actions as the policy's, and they are walked where the plan has
-    // them and skipped where it has not.
+    // them and skipped where it has not (under a protocol of one action per reply they come as
+    // turns of their own, so there any turn the plan does not have is passed over).
     const expands = this.toolSkills.size > 0;
     const steps: FollowStep[] = turns.flatMap(({ context, observed }, turn): FollowStep[] => {
       const decoded = this.context.harness.codec.decode(observed, this.context.envTools);
@@ -114,7 +115,8 @@ export class SimulatedSession implements PolicySession {
         : [];
       if (actions.length === 0) return [{ turn, reading, targets: [], first: true, optional: false }];
       if (expands) return [{ turn, reading, targets: actions, written: observed, first: true, optional: false }];
-      const optional = actions.length > 1;
+      // Under a protocol of one action per reply, such a turn re-rendered is split into one turn per action.
+      const optional = actions.length > 1 || this.context.harness.codec.oneActionPerTurn === true;
       return actions.map((action, index) => ({ turn, reading, targets: [action], first: index === 0, optional }));
     });
     const decisions: Decision[][] = turns.map(() => []);
@@ -230,13 +232,27 @@ export class SimulatedSession implements PolicySession {
         continue;
       }
       for (const target of targets as readonly Action[]) {
-        if (actionKey(next.action) === actionKey(target)) yield { choices: prefix };
+        if (actionKey(next.action) === actionKey(target) || this.readAs(next.action) === actionKey(target))
+          yield { choices: prefix };
         else {
           const left = remainderAfter(target, next.action);
           if (left) yield { choices: prefix, left };
         }
       }
     }
+  }
+
+  /**
+   * The key of an action as the codec reads it back once written: a text protocol may join a
+   * query's lines or keep an answer as raw text (AgentBench's `Final Answer:` line).
+   */
+  private readAs(action: Action): string | undefined {
+    const decoded = this.context.harness.codec.decode(
+      this.context.harness.codec.encode([action]),
+      this.context.envTools,
+    );
+    const [read] = decoded.ok ? decoded.actions.filter((item) => !item.harnessResult) : [];
+    return read && actionKey(read.action);
   }
 
   private read(messages: readonly Message[]): ContextReading {

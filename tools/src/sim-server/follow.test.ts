@@ -60,6 +60,14 @@ describe.each([
     tasks: 40,
   },
   {
+    // AgentBench's text protocol holds one action per reply: an expanded turn is re-rendered as several.
+    name: 'DBBench under its text protocol',
+    open: (): Environment => createDbbenchEnvironment() as Environment,
+    h0: dbbenchH0('dbbench-text'),
+    split: 'dev',
+    tasks: 40,
+  },
+  {
     name: 'AppWorld',
     open: (): Environment => createAppWorldEnvironment() as Environment,
     h0: appworldH0(),
@@ -98,9 +106,13 @@ describe.each([
           expect(policy.follow(context, trajectory.messages).map(visible), where).toEqual(sampled.map(visible));
           // Re-rendered under H0, the choices a tool transform made read as the policy's own. A
           // transform that rewrites the policy's code (list-paging) leaves code the plan does not have.
+          const rerender = rerenderTrajectory(trajectory, task, h0);
+          for (const message of rerender)
+            if (message.role === 'assistant')
+              expect(h0.codec.decode(message, context.envTools).ok, `${where}: ${message.content}`).toBe(true);
           let underH0: Decision[][] | undefined;
           try {
-            underH0 = policy.follow({ ...context, harness: h0 }, rerenderTrajectory(trajectory, task, h0));
+            underH0 = policy.follow({ ...context, harness: h0 }, rerender);
           } catch (error) {
             if (!ConfigError.isInstance(error) || error.code !== 'unfollowable-turn') throw error;
             expect(

@@ -19,6 +19,7 @@ import type { Action, ActionCodec, AssistantMessage, DecodedTurn } from '@harnes
  */
 export const dbbenchTextCodec: ActionCodec = {
   kind: 'dbbench-text',
+  oneActionPerTurn: true,
 
   apiTools(): [] {
     return [];
@@ -61,7 +62,8 @@ export const dbbenchTextCodec: ActionCodec = {
           typeof action.arguments['answer_text'] === 'string'
             ? action.arguments['answer_text']
             : pythonList(action.arguments['answers']);
-        parts.push(`Action: Answer\nFinal Answer: ${text}`);
+        // The raw text decoded from a reply keeps its leading space: written back, it reads the same.
+        parts.push(`Action: Answer\nFinal Answer:${/^\s/.test(text) ? '' : ' '}${text}`);
       } else {
         // The text protocol has no other action; say it so a reader of the transcript sees why.
         parts.push(`Action: ${action.tool} ${JSON.stringify(action.arguments)}`);

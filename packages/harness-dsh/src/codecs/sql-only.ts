@@ -7,6 +7,7 @@ import type { Action, ActionCodec, AssistantMessage, DecodedTurn } from '@harnes
  */
 export const sqlOnlyCodec: ActionCodec = {
   kind: 'sql-only',
+  oneActionPerTurn: true,
 
   apiTools(): [] {
     return [];

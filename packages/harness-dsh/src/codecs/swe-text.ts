@@ -10,6 +10,7 @@ export const submitCommand = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT';
  */
 export const sweTextCodec: ActionCodec = {
   kind: 'swe-text',
+  oneActionPerTurn: true,
 
   apiTools(): [] {
     return [];
