@@ -24,6 +24,8 @@ export interface Recorded {
   url: string | undefined;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** When the request arrived (`performance.now()`). */
+  at: number;
 }
 
 export const json = (body: string, status = 200, headers: Record<string, string> = {}): Reply => ({
@@ -53,6 +55,7 @@ export function useLoopbackServer(): void {
           url: req.url,
           headers: req.headers,
           body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+          at: performance.now(),
         });
         const reply = live.handler(index);
         if (reply === 'hang') {
