@@ -59,6 +59,20 @@ async function loadNamedSplit<T extends Task>(
   }
 }
 
+/**
+ * Refuses a task set of which no task could be loaded (a server of another kind at the address, a
+ * file of ids none of which exists), naming how many and the first reason; otherwise returns it.
+ */
+export function someLoaded<T extends Task>(taskSet: TaskSet<T>, what: string): TaskSet<T> {
+  const [failed] = taskSet.unloadable;
+  if (taskSet.tasks.length === 0 && failed)
+    throw new ConfigError(
+      `none of the ${taskSet.unloadable.length} tasks of ${what} could be loaded; the first, ${failed.id}: ${failed.reason}`,
+      { code: 'no-loadable-tasks' },
+    );
+  return taskSet;
+}
+
 /** The tasks of a split the environment ships, or of a task file given in its place (a split's name wins). */
 export async function loadSplitOrFile<T extends Task>(environment: Environment<T>, split: string): Promise<TaskSet<T>> {
   const file = taskFileOf(environment, split);
@@ -79,7 +93,7 @@ export async function loadTaskSplits<T extends Task>(
   if (!split && splits.includes('train') && splits.includes('test')) {
     const [train, validation, test] = await Promise.all(
       ['train', splits.includes('dev') ? 'dev' : 'validation', 'test'].map(async (name) =>
-        splits.includes(name) ? (await environment.loadTasks({ split: name })).tasks : [],
+        splits.includes(name) ? someLoaded(await environment.loadTasks({ split: name }), `split ${name}`).tasks : [],
       ),
     );
     return {
@@ -92,9 +106,10 @@ export async function loadTaskSplits<T extends Task>(
   const name = split ?? splits[0];
   if (!name) throw new ConfigError(`environment ${environment.id} ships no split`, { code: 'no-split' });
   const file = taskFileOf(environment, name);
-  const { tasks } = file
-    ? await environment.loadTasks({ file })
-    : await loadNamedSplit(environment, name, '--split FILE');
+  const { tasks } = someLoaded(
+    file ? await environment.loadTasks({ file }) : await loadNamedSplit(environment, name, '--split FILE'),
+    file ?? `split ${name}`,
+  );
   return {
     ...splitTasks(tasks, singleSplitFractions),
     source: `${name} cut 60/20/20 by a hash of the task id`,

@@ -91,8 +91,15 @@ async function call(url: string, route: string, body: unknown, timeoutMs: number
   }
   if (!response.ok) {
     const detail = z.object({ detail: z.unknown() }).safeParse(payload);
+    // AppWorld's servers (FastAPI, and this project's) answer errors as {"detail": ...}, and a
+    // route they lack as {"detail": "Not Found"}: a 404 like that, or without a detail, is another
+    // kind of server at this address (a model's, say) or a URL with a path it should not have.
+    const elsewhere =
+      response.status === 404 && (!detail.success || detail.data.detail === 'Not Found')
+        ? ` (is ${url} an AppWorld environment server, without a path? Start one with \`appworld serve environment\` or \`harness-s serve appworld\`)`
+        : '';
     throw new InfrastructureError(
-      `AppWorld server ${url}${route} answered ${response.status}: ${detail.success ? JSON.stringify(detail.data.detail) : text.slice(0, 300)}`,
+      `AppWorld server ${url}${route} answered ${response.status}: ${detail.success ? JSON.stringify(detail.data.detail) : text.trim().slice(0, 300)}${elsewhere}`,
       { code: `appworld-http-${response.status}` },
     );
   }

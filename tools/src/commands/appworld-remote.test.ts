@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppWorldServer, createAppWorldEnvironment, startAppWorldServer } from '@harness-s/env-appworld';
@@ -41,5 +44,30 @@ describe('--appworld-url', () => {
     const here = await runTrain({ ...training, concurrency: 1, out: join(dir, 'train-here') });
     expect(trained.evalUnderH0).toEqual(here.evalUnderH0);
     expect(trained.effectiveGroupRate).toBe(here.effectiveGroupRate);
+  });
+
+  it('refuses a server of another kind at the address, saying so, before writing a run', async () => {
+    // A model server: it answers AppWorld's routes with 404s in OpenAI's error shape.
+    const model = createServer((_request, response) => {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'no such route', type: 'invalid_request_error' } }));
+    });
+    await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(model.address() as AddressInfo).port}`;
+    const dir = await mkdtemp(join(tmpdir(), 'appworld-elsewhere-'));
+    try {
+      const common = { env: 'appworld', policy: 'sim', k: 1, seed: 1, concurrency: 1, quiet: true, appworldUrl: [url] };
+      const expected = new RegExp(
+        `^none of the \\d+ tasks of split dev could be loaded; the first, \\w+: AppWorld server ${url}/tasks/\\w+ answered 404: .* \\(is ${url} an AppWorld environment server, without a path\\?`,
+      );
+      await expect(runEval({ ...common, harness: 'h0', out: join(dir, 'eval') })).rejects.toThrow(expected);
+      expect(existsSync(join(dir, 'eval'))).toBe(false);
+      const training = { ...common, method: 'grpo', steps: 1, batchSize: 2, evalK: 1, out: join(dir, 'train') };
+      await expect(runTrain(training)).rejects.toThrow(
+        /^none of the \d+ tasks of split \w+ could be loaded; .* an AppWorld environment server/,
+      );
+    } finally {
+      await new Promise((resolve) => model.close(resolve));
+    }
   });
 });

@@ -26,7 +26,7 @@ import { createProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
 import { rank1Routing } from '../routing.js';
-import { loadSplitTasks } from '../task-splits.js';
+import { loadSplitTasks, someLoaded } from '../task-splits.js';
 
 export interface EvalFlags extends SimulatedSettingsFlags {
   env: string;
@@ -132,7 +132,7 @@ export async function runEval(
     const loaded = flags.data
       ? { taskSet: await environment.loadTasks({ file: flags.data }) }
       : await loadSplitTasks(environment, split, source?.cutFrom);
-    const taskSet = selectTasks(loaded.taskSet, flags);
+    const taskSet = someLoaded(selectTasks(loaded.taskSet, flags), flags.data ?? `split ${split}`);
     checkCodeLanguage(harness, taskSet.tasks, '--harness');
     const splitName = loaded.name ?? taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
     const dir = resolve(flags.resume ?? flags.out ?? join('runs', `${timestamp()}-${flags.env}-${flags.policy}`));
