@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import type { z } from 'zod';
 import { InputError } from './errors.js';
 
@@ -17,33 +18,75 @@ export interface JsonlLine {
 }
 
 /**
- * Reads a JSONL file. Blank lines are skipped. A line that is not JSON throws an InputError naming
- * the file and line, except a torn last line (a run killed while writing), which `tolerateTornTail`
- * drops.
+ * Reads a JSONL file line by line, without holding the file in memory (a run's trajectories may be
+ * larger than a string can be). Blank lines are skipped. A line that is not JSON throws an
+ * InputError naming the file and line, except a torn last line (a run killed while writing: not
+ * JSON, and the file does not end after it with a newline), which `tolerateTornTail` drops.
  */
-export async function readJsonl(path: string, options: { tolerateTornTail?: boolean } = {}): Promise<JsonlLine[]> {
-  let text: string;
+export async function* streamJsonl(
+  path: string,
+  options: { tolerateTornTail?: boolean } = {},
+): AsyncGenerator<JsonlLine> {
+  const unreadable = (error: unknown) =>
+    new InputError(`cannot read ${path}: ${(error as Error).message}`, { code: 'file-unreadable', cause: error });
+  let handle: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    handle = await open(path, 'r');
   } catch (error) {
-    throw new InputError(`cannot read ${path}: ${(error as Error).message}`, { code: 'file-unreadable', cause: error });
+    throw unreadable(error);
   }
-  const lines = text.split('\n');
-  const values: JsonlLine[] = [];
-  for (let index = 0; index < lines.length; index += 1) {
-    const raw = lines[index]?.trim() ?? '';
-    if (raw === '') continue;
-    try {
-      values.push({ line: index + 1, value: JSON.parse(raw) });
-    } catch (error) {
-      const isLast = lines.slice(index + 1).every((rest) => rest.trim() === '');
-      if (isLast && options.tolerateTornTail && !text.endsWith('\n')) break;
-      throw new InputError(`${path}:${index + 1}: not valid JSON (${(error as Error).message})`, {
-        code: 'bad-jsonl',
-        cause: error,
-      });
+  try {
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let rest = '';
+    let line = 0;
+    /** One line; `torn` when it is the file's last and no newline ends it. */
+    const take = (raw: string, torn: boolean): JsonlLine | undefined => {
+      line += 1;
+      const text = raw.trim();
+      if (text === '') return undefined;
+      try {
+        return { line, value: JSON.parse(text) };
+      } catch (error) {
+        if (torn && options.tolerateTornTail) return undefined;
+        throw new InputError(`${path}:${line}: not valid JSON (${(error as Error).message})`, {
+          code: 'bad-jsonl',
+          cause: error,
+        });
+      }
+    };
+    for (;;) {
+      let read: number;
+      try {
+        ({ bytesRead: read } = await handle.read(buffer, 0, buffer.length, null));
+      } catch (error) {
+        throw unreadable(error);
+      }
+      if (read === 0) break;
+      const chunk = decoder.write(buffer.subarray(0, read));
+      const cut = chunk.lastIndexOf('\n');
+      if (cut < 0) {
+        rest += chunk; // a long line goes on
+        continue;
+      }
+      const lines = (rest + chunk.slice(0, cut)).split('\n');
+      rest = chunk.slice(cut + 1);
+      for (const raw of lines) {
+        const value = take(raw, false);
+        if (value) yield value;
+      }
     }
+    const value = take(rest + decoder.end(), true);
+    if (value) yield value;
+  } finally {
+    await handle.close();
   }
+}
+
+/** Reads a whole JSONL file (see `streamJsonl`). */
+export async function readJsonl(path: string, options: { tolerateTornTail?: boolean } = {}): Promise<JsonlLine[]> {
+  const values: JsonlLine[] = [];
+  for await (const value of streamJsonl(path, options)) values.push(value);
   return values;
 }
 

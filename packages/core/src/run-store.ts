@@ -1,8 +1,8 @@
-import { type FileHandle, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { InputError } from './errors.js';
-import { parseWith, readJsonl } from './jsonl.js';
+import { parseWith, streamJsonl } from './jsonl.js';
 import { Trajectory } from './trajectory.js';
 
 /** File names inside a run folder. */
@@ -87,7 +87,50 @@ export class RunStore {
 
 /** Reads and validates every trajectory of a run folder (or of a trajectories file). */
 export async function readTrajectories(path: string): Promise<Trajectory[]> {
+  const trajectories: Trajectory[] = [];
+  for await (const trajectory of streamTrajectories(path)) trajectories.push(trajectory);
+  return trajectories;
+}
+
+/** The trajectories of a run folder (or of a trajectories file) one at a time, validated, in file order. */
+export async function* streamTrajectories(path: string): AsyncGenerator<Trajectory> {
   const file = path.endsWith('.jsonl') ? path : join(path, runFiles.trajectories);
-  const lines = await readJsonl(file, { tolerateTornTail: true });
-  return lines.map(({ line, value }) => parseWith(Trajectory, value, `${file}:${line}`));
+  for await (const { line, value } of streamJsonl(file, { tolerateTornTail: true }))
+    yield parseWith(Trajectory, value, `${file}:${line}`);
+}
+
+/**
+ * Writes lines to a file atomically (a temporary file renamed into place), as they come, without
+ * holding them all in memory: a reader sees the old file or the whole new one. Returns how many.
+ */
+export async function writeLinesAtomic(path: string, lines: AsyncIterable<string> | Iterable<string>): Promise<number> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.${threadId}.${++temporaryCount}.tmp`;
+  const handle = await open(temporary, 'w');
+  let count = 0;
+  try {
+    let pending: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      const data = Buffer.from(pending.join(''));
+      for (let at = 0; at < data.length; ) at += (await handle.write(data, at)).bytesWritten;
+      pending = [];
+      size = 0;
+    };
+    for await (const line of lines) {
+      pending.push(line.endsWith('\n') ? line : `${line}\n`);
+      size += line.length;
+      count += 1;
+      if (size >= 1 << 20) await flush();
+    }
+    await flush();
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temporary, path);
+  return count;
 }

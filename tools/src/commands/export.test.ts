@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TrainingExample } from '@harness-s/core';
+import { readTrajectories, type TrainingExample, trainingExamples } from '@harness-s/core';
+import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
+import { createHarness, dbbenchH0 } from '@harness-s/harness-dsh';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { smallEvalFlags, writePool } from '../__fixtures__/dbbench-pool.js';
 import { runEval } from './eval.js';
@@ -50,6 +52,18 @@ describe('harness-s export', () => {
     expect(h0).toHaveLength(byDefault.examples);
     expect(h0.length).toBe(2 * 4 * 2);
     expect(h0.every((example) => example.context === 'h0')).toBe(true);
+    // Written one attempt at a time, it is what the library's trainingExamples gives for the whole run.
+    const environment = createDbbenchEnvironment();
+    const tasks = (await readTrajectories(run)).map((trajectory) => trajectory.split);
+    const loaded = await Promise.all([...new Set(tasks)].map((split) => environment.loadTasks({ split })));
+    await environment.close();
+    const inMemory = trainingExamples(await readTrajectories(run), {
+      tasks: loaded.flatMap((set) => set.tasks),
+      h0: createHarness(dbbenchH0()),
+      context: 'h0',
+    });
+    expect(h0).toEqual(JSON.parse(JSON.stringify(inMemory)));
+    expect(inMemory.some((example) => example.harnessId !== 'h0')).toBe(true);
     const asRendered = await runExport({ run, context: 'variant', out: join(dir, 'nested', 'deeper', 'b.jsonl') });
     // As rendered: the variants' attempts say so; the ones under H0 are H0's rendering either way.
     const rendered = await examples(asRendered.path);

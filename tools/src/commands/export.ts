@@ -1,14 +1,16 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   ConfigError,
+  type Environment,
+  exampleOfAttempt,
+  needsRerender,
   readJson,
-  readTrajectories,
+  streamTrajectories,
   type Task,
   type TrainingExample,
-  trainingExamples,
-  writeFileAtomic,
+  type Trajectory,
+  writeLinesAtomic,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { createEnvironment } from '../environments.js';
@@ -53,34 +55,44 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   const context =
     flags.context ?? (config.config?.method === 'mixture' ? 'variant' : (config.config?.rescueContext ?? 'variant'));
   const h0 = await resolveHarness(config.env, config.h0 ?? 'h0');
-  const trajectories = await readTrajectories(dir);
+  const all = flags.all ?? false;
   // Re-rendering under H0 needs the tasks: from the task file the run was cut from (its own copy),
-  // then from the splits its attempts name, read where the run read them (AppWorld's server, when
-  // it trained on one).
+  // then from the split an attempt names, read where the run read them (AppWorld's server, when it
+  // trained on one), once the first attempt that needs them comes.
   const tasks = new Map<string, Task>();
-  // Only attempts under another harness than H0 are re-rendered.
-  if (
-    context === 'h0' &&
-    trajectories.some((trajectory) => trajectory.training && trajectory.harnessId !== h0.spec.id)
-  ) {
-    const appworldUrl = flags.appworldUrl ?? config.flags?.appworldUrl;
-    const environment = createEnvironment(config.env, appworldUrl?.length ? { appworldUrl } : {});
-    try {
-      const cutFrom = recordedSplit(dir, config);
-      if (cutFrom) for (const task of (await loadSplitOrFile(environment, cutFrom)).tasks) tasks.set(task.id, task);
-      const splits = new Set(
-        trajectories.filter((trajectory) => !tasks.has(trajectory.taskId)).map((trajectory) => trajectory.split),
-      );
-      for (const split of splits)
-        for (const task of (await loadSplitOrFile(environment, split)).tasks) tasks.set(task.id, task);
-    } finally {
-      await environment.close();
+  const loaded = new Set<string>();
+  let environment: Environment | undefined;
+  const taskOf = async (trajectory: Trajectory): Promise<Task | undefined> => {
+    if (!tasks.has(trajectory.taskId) && !loaded.has(trajectory.split)) {
+      if (!environment) {
+        const appworldUrl = flags.appworldUrl ?? config.flags?.appworldUrl;
+        environment = createEnvironment(config.env as string, appworldUrl?.length ? { appworldUrl } : {});
+        const cutFrom = recordedSplit(dir, config);
+        if (cutFrom) for (const task of (await loadSplitOrFile(environment, cutFrom)).tasks) tasks.set(task.id, task);
+      }
+      if (!tasks.has(trajectory.taskId)) {
+        loaded.add(trajectory.split);
+        for (const task of (await loadSplitOrFile(environment, trajectory.split)).tasks) tasks.set(task.id, task);
+      }
+    }
+    return tasks.get(trajectory.taskId);
+  };
+  const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
+  // One attempt at a time, from the run's file to the batch file: a run of any size fits in memory.
+  async function* lines(): AsyncGenerator<string> {
+    for await (const trajectory of streamTrajectories(dir)) {
+      const options = { h0, context, all };
+      const task = needsRerender(trajectory, options) ? await taskOf(trajectory) : undefined;
+      const example = exampleOfAttempt(trajectory, { ...options, task });
+      if (example) yield JSON.stringify(example);
     }
   }
-  const examples = trainingExamples(trajectories, { tasks: tasks.values(), h0, context, all: flags.all ?? false });
-  const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
-  await mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, examples.map((example) => `${JSON.stringify(example)}\n`).join(''));
-  process.stdout.write(`Wrote ${examples.length} examples to ${path}\n`);
-  return { path, examples: examples.length };
+  let examples: number;
+  try {
+    examples = await writeLinesAtomic(path, lines());
+  } finally {
+    await environment?.close();
+  }
+  process.stdout.write(`Wrote ${examples} examples to ${path}\n`);
+  return { path, examples };
 }

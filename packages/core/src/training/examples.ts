@@ -103,30 +103,45 @@ export function trainingExamples(
   for (const task of options.tasks) tasks.set(task.id, task);
   const examples: TrainingExample[] = [];
   for (const trajectory of trajectories) {
-    const training = trajectory.training;
-    if (!training || !trajectory.evaluation || !(options.all || training.retained)) continue;
-    // An attempt under H0 is H0's rendering as recorded; another is re-rendered under H0 when asked.
-    const underH0 = trajectory.harnessId === options.h0.spec.id;
-    let messages = trajectory.messages;
-    if (options.context === 'h0' && !underH0) {
-      const task = tasks.get(trajectory.taskId);
-      if (!task)
-        throw new ConfigError(
-          `task ${trajectory.taskId} of ${trajectory.id} (split ${trajectory.split}) is not among the tasks given, so it cannot be re-rendered under H0`,
-          { code: 'missing-task' },
-        );
-      messages = rerenderTrajectory(trajectory, task, options.h0);
-    }
-    examples.push(
-      trainingExample(trajectory, {
-        groupId: training.groupId,
-        step: training.step,
-        context: options.context,
-        h0Id: options.h0.spec.id,
-        messages,
-        advantage: training.advantage ?? 0,
-      }),
-    );
+    const example = exampleOfAttempt(trajectory, { ...options, task: tasks.get(trajectory.taskId) });
+    if (example) examples.push(example);
   }
   return examples;
+}
+
+/** Whether `trainingExamples` must re-render the attempt under H0, and so needs its task. */
+export const needsRerender = (
+  trajectory: Trajectory,
+  options: Pick<TrainingExamplesOptions, 'h0' | 'context'>,
+): boolean => options.context === 'h0' && trajectory.harnessId !== options.h0.spec.id;
+
+/**
+ * The training example of one attempt as `trainingExamples` writes it (for a run read one attempt
+ * at a time, e.g. with `streamTrajectories`), or undefined for an attempt it leaves out. `task` is
+ * the attempt's, needed where it is re-rendered under H0 (`needsRerender`).
+ */
+export function exampleOfAttempt(
+  trajectory: Trajectory,
+  options: Omit<TrainingExamplesOptions, 'tasks'> & { task: Task | undefined },
+): TrainingExample | undefined {
+  const training = trajectory.training;
+  if (!training || !trajectory.evaluation || !(options.all || training.retained)) return undefined;
+  // An attempt under H0 is H0's rendering as recorded; another is re-rendered under H0 when asked.
+  let messages = trajectory.messages;
+  if (needsRerender(trajectory, options)) {
+    if (!options.task)
+      throw new ConfigError(
+        `task ${trajectory.taskId} of ${trajectory.id} (split ${trajectory.split}) is not among the tasks given, so it cannot be re-rendered under H0`,
+        { code: 'missing-task' },
+      );
+    messages = rerenderTrajectory(trajectory, options.task, options.h0);
+  }
+  return trainingExample(trajectory, {
+    groupId: training.groupId,
+    step: training.step,
+    context: options.context,
+    h0Id: options.h0.spec.id,
+    messages,
+    advantage: training.advantage ?? 0,
+  });
 }
