@@ -174,6 +174,9 @@ async function executeActions<T extends Task>(
   return { executed, done: false };
 }
 
+/** Extra tries of an attempt after an infrastructure error, unless told otherwise. */
+export const defaultMaxInfraRetries = 2;
+
 export interface AttemptOptions {
   /** Extra tries after an infrastructure error (default 2). */
   maxInfraRetries?: number;
@@ -190,7 +193,7 @@ export async function runAttempt<T extends Task>(
   request: EpisodeRequest<T>,
   options: AttemptOptions = {},
 ): Promise<Trajectory> {
-  const maxRetries = options.maxInfraRetries ?? 2;
+  const maxRetries = options.maxInfraRetries ?? defaultMaxInfraRetries;
   const infraErrors: Trajectory['infraErrors'] = [];
   const base = {
     schemaVersion: 1 as const,

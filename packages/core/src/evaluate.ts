@@ -1,4 +1,4 @@
-import { runAttempt } from './agent-loop.js';
+import { defaultMaxInfraRetries, runAttempt } from './agent-loop.js';
 import { mapConcurrent } from './concurrency.js';
 import type { Environment } from './environment.js';
 import { ConfigError } from './errors.js';
@@ -8,6 +8,7 @@ import { deriveSeed } from './random.js';
 import type { RunStore } from './run-store.js';
 import { type EvalSummary, summarizeEvaluation } from './summary.js';
 import type { Task, TaskSet } from './task.js';
+import type { AttemptRunner } from './training/attempt-runner.js';
 import { isScored, type Trajectory, trajectoryId } from './trajectory.js';
 
 /** Progress of an evaluation, reported after every finished attempt. */
@@ -62,6 +63,13 @@ export interface EvaluationOptions<T extends Task> {
    */
   earlierDurationMs?: number;
   maxInfraRetries?: number;
+  /**
+   * Runs the attempts instead of this process (a job queue's workers, as `train --redis` uses),
+   * all at once; progress is then reported as their results come back together.
+   */
+  runner?: AttemptRunner;
+  /** With `runner`: what its attempt ids start with, to keep them unique within its run (`eval-3:`). */
+  attemptIdPrefix?: string;
   onProgress?: (progress: EvaluationProgress) => void;
   signal?: AbortSignal;
 }
@@ -116,27 +124,52 @@ export async function evaluate<T extends Task>(options: EvaluationOptions<T>): P
   let successes = trajectories.filter((trajectory) => trajectory.evaluation?.success).length;
   let infraErrors = trajectories.reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);
 
-  await mapConcurrent(pending, options.concurrency, async ({ task, attempt }) => {
-    const trajectory = await runAttempt(
-      {
-        environment,
-        task,
-        harness: harnessOf(task),
-        policy,
-        runId: options.runId,
-        attempt,
-        seed: deriveSeed(options.seed, task.id, options.pairedSeeds ? 'paired' : harnessOf(task).spec.id, attempt),
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      options.maxInfraRetries === undefined ? {} : { maxInfraRetries: options.maxInfraRetries },
-    );
+  const seedOf = (task: T, attempt: number) =>
+    deriveSeed(options.seed, task.id, options.pairedSeeds ? 'paired' : harnessOf(task).spec.id, attempt);
+  const record = async (trajectory: Trajectory) => {
     trajectories.push(trajectory);
     if (trajectory.evaluation?.success) successes += 1;
     infraErrors += trajectory.infraErrors.length;
     const progress = { completed: trajectories.length, total, successes, infraErrors, last: trajectory };
     await options.store?.appendTrajectory(trajectory);
     options.onProgress?.(progress);
-  });
+  };
+  const { runner } = options;
+  if (runner) {
+    const ran = await runner.run({
+      runId: options.runId,
+      environment,
+      policy,
+      requests: pending.map(({ task, attempt }) => ({
+        attemptId: `${options.attemptIdPrefix ?? ''}${trajectoryId(task.id, harnessOf(task).spec.id, attempt)}`,
+        task,
+        harness: harnessOf(task),
+        attempt,
+        seed: seedOf(task, attempt),
+      })),
+      maxInfraRetries: options.maxInfraRetries ?? defaultMaxInfraRetries,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    for (const trajectory of ran) await record(trajectory);
+  } else {
+    await mapConcurrent(pending, options.concurrency, async ({ task, attempt }) =>
+      record(
+        await runAttempt(
+          {
+            environment,
+            task,
+            harness: harnessOf(task),
+            policy,
+            runId: options.runId,
+            attempt,
+            seed: seedOf(task, attempt),
+            ...(options.signal ? { signal: options.signal } : {}),
+          },
+          options.maxInfraRetries === undefined ? {} : { maxInfraRetries: options.maxInfraRetries },
+        ),
+      ),
+    );
+  }
 
   const coreSummary = summarizeEvaluation(
     {

@@ -181,6 +181,14 @@ describe.skipIf(!ping.ok)('training with rollouts on worker processes (BullMQ on
       story(),
     ).toBe(true);
 
+    // The evaluations under H0 ran on the workers too: after the last step, every test task once
+    // (--eval-k 1) on the survivor, the doomed worker being gone by then.
+    const { testTasks } = JSON.parse(await readFile(join(queued, 'summary.json'), 'utf8')) as { testTasks: number };
+    const evaluated = doneBy(survivor).filter((id) => id.startsWith('eval-3:'));
+    expect(testTasks).toBeGreaterThan(0);
+    expect(new Set(evaluated).size).toBe(testTasks);
+    expect([...doneBy(doomed), ...doneBy(survivor)].some((id) => id.startsWith('eval-0:'))).toBe(true);
+
     // The run's queue is gone from Redis once the survivor has left it (within its discovery period).
     const connection = connectRedis(redisUrl, 'producer');
     try {

@@ -176,6 +176,7 @@ export class AdaptiveRouter implements RescueRouter {
       k: this.options.profileK ?? 2,
       seed: context.seed + context.step,
       concurrency: context.concurrency,
+      ...(context.runner ? { runner: context.runner } : {}),
       step: context.step - 1,
       ...(onProfiling
         ? {

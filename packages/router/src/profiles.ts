@@ -1,4 +1,5 @@
 import {
+  type AttemptRunner,
   countOf,
   type Environment,
   evaluate,
@@ -240,6 +241,8 @@ export interface BuildProfilesOptions<T extends Task> {
   k: number;
   seed: number;
   concurrency: number;
+  /** Where the attempts run (a run's workers); in this process when absent. */
+  runner?: AttemptRunner;
   step?: number;
   /** Called as each harness finishes, for progress. */
   onHarness?: (harnessId: string, done: number, total: number) => void;
@@ -270,6 +273,9 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
       pairedSeeds: true,
       concurrency: options.concurrency,
       runId: `profile-${harness.spec.id}`,
+      ...(options.runner
+        ? { runner: options.runner, attemptIdPrefix: `profile-${options.step ?? 0}-${harness.spec.id}:` }
+        : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     done += 1;

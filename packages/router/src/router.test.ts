@@ -1,5 +1,5 @@
-import type { Task } from '@harness-s/core';
-import { Random } from '@harness-s/core';
+import type { AttemptRunner, Task } from '@harness-s/core';
+import { inProcessRunner, Random } from '@harness-s/core';
 import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
 import { counterPolicy } from './__fixtures__/counter-policy.js';
@@ -147,6 +147,25 @@ describe('rankers and the adaptive router', () => {
       restored.restore(router.state());
       expect(restored.currentProfiles?.anchoredAtStep).toBe(anchors.at(-1));
     }
+    // On a run's attempt runner (its workers), the profiling attempts go there, under ids of their own.
+    const ids: string[] = [];
+    const inner = inProcessRunner(2);
+    const runner: AttemptRunner = {
+      id: 'recording',
+      run: (batch) => {
+        ids.push(...batch.requests.map((request) => request.attemptId));
+        return inner.run(batch);
+      },
+    };
+    const [here, there] = [new AdaptiveRouter({ mode: 'fixed' }), new AdaptiveRouter({ mode: 'fixed' })];
+    await here.beforeStep(context(1));
+    await there.beforeStep({ ...context(1), runner });
+    const { createdAt: _a, ...profiled } = here.currentProfiles ?? {};
+    const { createdAt: _b, ...profiledThere } = there.currentProfiles ?? {};
+    expect(profiledThere).toEqual(profiled);
+    expect(ids).toHaveLength(2 * tasks.length * 2);
+    expect(ids.filter((id) => id.startsWith('profile-0-plain:'))).toHaveLength(tasks.length * 2);
+    expect(ids.filter((id) => id.startsWith('profile-0-good-2:'))).toHaveLength(tasks.length * 2);
     // An interrupted run stops re-anchoring at its signal, and the router keeps its last profiles.
     const router = new AdaptiveRouter({ mode: 'adaptive', reanchorEvery: 1 });
     await router.beforeStep(context(1));

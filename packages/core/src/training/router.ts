@@ -5,6 +5,7 @@ import type { Policy } from '../policy.js';
 import type { Random } from '../random.js';
 import type { Task } from '../task.js';
 import type { Trajectory } from '../trajectory.js';
+import type { AttemptRunner } from './attempt-runner.js';
 
 /** What a router is asked when a group under H0 failed entirely. */
 export interface RescueRequest {
@@ -59,6 +60,8 @@ export interface RouterStepContext<T extends Task = Task> {
   pool: readonly Harness[];
   seed: number;
   concurrency: number;
+  /** Where the run's attempts run (its workers, with `train --redis`); in this process when absent. */
+  runner?: AttemptRunner;
   /** The run's interrupt: profiling stops with it. */
   signal?: AbortSignal;
 }

@@ -8,6 +8,7 @@ import type { Policy } from '../policy.js';
 import { readTrajectories } from '../run-store.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../testing/index.js';
 import { policy, recordingTrainer, run, variant } from './__fixtures__/rescue-run.js';
+import { type AttemptRunner, inProcessRunner } from './attempt-runner.js';
 import type { RescueRouter } from './router.js';
 import { train } from './train-loop.js';
 import { policySnapshotSteps, readPolicySnapshot, readStepMetrics } from './train-store.js';
@@ -181,6 +182,30 @@ describe('the training loop', () => {
     ]);
     expect(metrics[0]?.effectiveGroupRate).toBe(0.5);
     expect(summary.effectiveGroupRate).toBe(0.5);
+  });
+
+  it("runs the evaluations under H0 on the run's attempt runner too, with attempt ids of their own", async () => {
+    const ids: string[] = [];
+    const inner = inProcessRunner(2);
+    const recording: AttemptRunner = {
+      id: 'recording',
+      run: (batch) => {
+        ids.push(...batch.requests.map((request) => request.attemptId));
+        return inner.run(batch);
+      },
+    };
+    const routed = await run('h0-resample', {}, undefined, recordingTrainer(), recording);
+    const here = await run('h0-resample');
+    expect(routed.summary.evals).toEqual(here.summary.evals);
+    expect(routed.summary.evals.map((point) => point.step)).toEqual([0, 2]);
+    // The three counter tasks, once each (evalK 1), before training and after the last step.
+    expect(ids.filter((id) => id.startsWith('eval-0:'))).toEqual([
+      'eval-0:count-1#plain#0',
+      'eval-0:count-2#plain#0',
+      'eval-0:count-3#plain#0',
+    ]);
+    expect(ids.filter((id) => id.startsWith('eval-2:'))).toHaveLength(3);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {

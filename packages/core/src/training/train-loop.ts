@@ -130,6 +130,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       seed: deriveSeed(config.seed, 'eval', step),
       concurrency: config.concurrency,
       runId: `${options.dir}#eval-${step}`,
+      // On the run's workers too, when it has them.
+      ...(options.runner ? { runner: options.runner, attemptIdPrefix: `eval-${step}:` } : {}),
       maxInfraRetries: config.maxInfraRetries,
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -200,6 +202,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         pool,
         seed: config.seed,
         concurrency: config.concurrency,
+        ...(options.runner ? { runner: options.runner } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
     const batch = batchFor(options.tasks.train, step, config.batchSize, config.seed);

@@ -5,6 +5,7 @@ import type { Harness } from '../../harness.js';
 import type { HarnessSpec } from '../../harness-spec.js';
 import type { Policy } from '../../policy.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../../testing/index.js';
+import type { AttemptRunner } from '../attempt-runner.js';
 import type { RescueRouter } from '../router.js';
 import { train } from '../train-loop.js';
 import type { ScoredGroup, Trainer } from '../trainer.js';
@@ -76,6 +77,7 @@ export async function run(
   extra: Record<string, unknown> = {},
   router?: RescueRouter,
   trainer = recordingTrainer(),
+  runner?: AttemptRunner,
 ) {
   const { environment } = createCounterEnvironment();
   const { tasks } = await environment.loadTasks({});
@@ -89,6 +91,7 @@ export async function run(
     trainer,
     dir,
     ...(router ? { router } : {}),
+    ...(runner ? { runner } : {}),
   });
   return { summary, trainer, dir };
 }
