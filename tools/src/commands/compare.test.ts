@@ -43,6 +43,15 @@ describe('the settings a run is compared by', () => {
       reanchorEvery: '2',
       llmRanker: 'a@u,b@u',
     });
+    // A model is what it is and how it is sampled, not where it is served or how long it is awaited.
+    const served = (port: number) =>
+      runSettings({
+        config: { method: 'grpo' },
+        policy: { model: 'm', baseUrl: `http://127.0.0.1:${port}/v1`, temperature: 1, timeoutMs: port, maxRetries: 4 },
+        flags: { baseUrl: `http://127.0.0.1:${port}/v1`, requestTimeout: port, maxRetries: 4, model: 'm' },
+      });
+    expect(served(8100)).toEqual(served(8101));
+    expect(served(8100)).toEqual({ method: 'grpo', 'policy.model': 'm', 'policy.temperature': '1', model: 'm' });
   });
 
   it('group runs by what differs between them, or by the settings asked for', () => {

@@ -23,7 +23,13 @@ const notSettings = new Set([
   'appworldUrl',
   'unconfined',
   'onBatch',
+  'requestTimeout',
+  'maxRetries',
   'policy.step',
+  // Where a model was served and how long it was waited for: one model behind two ports is one model.
+  'policy.baseUrl',
+  'policy.timeoutMs',
+  'policy.maxRetries',
 ]);
 
 /** Mean ± spread in percent, `-` where there is nothing (as in the settings columns). */
