@@ -65,7 +65,7 @@ export interface EvaluationOptions<T extends Task> {
   maxInfraRetries?: number;
   /**
    * Runs the attempts instead of this process (a job queue's workers, as `train --redis` uses),
-   * all at once; progress is then reported as their results come back together.
+   * all at once: their results reach `store` and `onProgress` together, when the last is back.
    */
   runner?: AttemptRunner;
   /** With `runner`: what its attempt ids start with, to keep them unique within its run (`eval-3:`). */

@@ -11,7 +11,7 @@ const folder = () => mkdtemp(join(tmpdir(), 'jsonl-'));
 describe('streamJsonl', () => {
   it('reads lines longer than its buffer, and characters cut between two reads, as written', async () => {
     const path = join(await folder(), 'long.jsonl');
-    // 3 MB lines of 3-byte characters: every 1 MB read ends inside one of them somewhere.
+    // Lines of 3 MB of 2- and 3-byte characters: 1 MB reads end inside characters.
     const long = 'é€'.repeat(600_000);
     const values = [{ a: 1 }, { text: long }, { b: 'ünï' }, { text: `x${long}` }];
     await writeFile(path, `${values.map((value) => JSON.stringify(value)).join('\n')}\n\n`);

@@ -108,6 +108,7 @@ export async function writeLinesAtomic(path: string, lines: AsyncIterable<string
   const temporary = `${path}.${process.pid}.${threadId}.${++temporaryCount}.tmp`;
   const handle = await open(temporary, 'w');
   let count = 0;
+  let renamed = false;
   try {
     let pending: string[] = [];
     let size = 0;
@@ -125,12 +126,15 @@ export async function writeLinesAtomic(path: string, lines: AsyncIterable<string
     }
     await flush();
     await handle.sync();
-  } catch (error) {
     await handle.close();
-    await rm(temporary, { force: true });
-    throw error;
+    await rename(temporary, path);
+    renamed = true;
+  } finally {
+    if (!renamed) {
+      // The error that got here is the one to report, not a second one from cleaning up.
+      await handle.close().catch(() => undefined);
+      await rm(temporary, { force: true }).catch(() => undefined);
+    }
   }
-  await handle.close();
-  await rename(temporary, path);
   return count;
 }

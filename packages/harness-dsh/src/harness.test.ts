@@ -67,12 +67,14 @@ describe('DBBench text codec', () => {
       ok: true,
       actions: [{ action: query[0] }],
     });
-    // A raw answer read from a reply, written back, reads the same (its leading space kept once).
-    const raw = { tool: 'commit_final_answer', arguments: { answer_text: ' ["a", 1.0]' } };
-    expect(dbbenchTextCodec.decode(dbbenchTextCodec.encode([raw]), [])).toEqual({
-      ok: true,
-      actions: [{ action: raw }],
-    });
+    // A raw answer read from a reply, written back, reads the same.
+    for (const text of [' ["a", 1.0]', '[1]', '']) {
+      const raw = { tool: 'commit_final_answer', arguments: { answer_text: text } };
+      expect(dbbenchTextCodec.decode(dbbenchTextCodec.encode([raw]), [])).toEqual({
+        ok: true,
+        actions: [{ action: raw }],
+      });
+    }
   });
 
   it('re-renders a turn with several actions as one reply per action, each answered in turn', () => {

@@ -7,10 +7,10 @@ import {
   type Policy,
 } from '@harness-s/core';
 import { actionFormatSkill, defaultSimulatedPolicyConfig, hardnessClass, SimulatedPolicyConfig } from './sim-config.js';
-import { followTranscript, SimulatedSession } from './sim-session.js';
+import { type FollowOptions, followTranscript, SimulatedSession } from './sim-session.js';
 
 export * from './sim-config.js';
-export { followTranscript, policyTurns, SimulatedSession } from './sim-session.js';
+export { type FollowOptions, followTranscript, policyTurns, SimulatedSession } from './sim-session.js';
 
 /**
  * The simulated policy: a small parametric model of an agent's tendencies, so the whole method
@@ -95,9 +95,10 @@ export class SimulatedPolicy implements Policy {
    * The decisions behind each of this policy's turns in a transcript of an episode (teacher
    * forcing): what it chose at every decision point to write them, with the probabilities it gives
    * those choices now. The transcript is the full conversation, as a trajectory's or a training
-   * example's messages hold it, under `context.harness`.
+   * example's messages hold it, under `context.harness`; `rerendered` when it is an attempt under a
+   * variant re-rendered under that harness (see `FollowOptions`).
    */
-  follow(context: EpisodeContext, transcript: readonly Message[]): Decision[][] {
-    return followTranscript(this.startEpisode(context), context, transcript);
+  follow(context: EpisodeContext, transcript: readonly Message[], options: FollowOptions = {}): Decision[][] {
+    return followTranscript(this.startEpisode(context), context, transcript, options);
   }
 }

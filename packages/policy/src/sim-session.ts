@@ -99,13 +99,17 @@ export class SimulatedSession implements PolicySession {
    * transcript. Throws (`unfollowable-turn`) when no branches of the plan lead to the observed
    * turns, or none are found within a bounded search.
    */
-  follow(turns: ReadonlyArray<{ context: readonly Message[]; observed: AssistantMessage }>): Decision[][] {
+  follow(
+    turns: ReadonlyArray<{ context: readonly Message[]; observed: AssistantMessage }>,
+    options: FollowOptions = {},
+  ): Decision[][] {
     // One step per action of the policy's in a turn, or one for a turn without an action. Under a
     // harness whose tools expand or rewrite a call, what the codec reads is partly the harness's:
     // the turn is matched by what the policy writes for an action. A turn re-rendered from such a
     // harness shows the harness's actions as the policy's, and they are walked where the plan has
     // them and skipped where it has not (under a protocol of one action per reply they come as
-    // turns of their own, so there any turn the plan does not have is passed over).
+    // turns of their own, so there, in a transcript `rerendered`, a turn the plan does not have is
+    // passed over).
     const expands = this.toolSkills.size > 0;
     const steps: FollowStep[] = turns.flatMap(({ context, observed }, turn): FollowStep[] => {
       const decoded = this.context.harness.codec.decode(observed, this.context.envTools);
@@ -116,7 +120,8 @@ export class SimulatedSession implements PolicySession {
       if (actions.length === 0) return [{ turn, reading, targets: [], first: true, optional: false }];
       if (expands) return [{ turn, reading, targets: actions, written: observed, first: true, optional: false }];
       // Under a protocol of one action per reply, such a turn re-rendered is split into one turn per action.
-      const optional = actions.length > 1 || this.context.harness.codec.oneActionPerTurn === true;
+      const optional =
+        actions.length > 1 || (options.rerendered === true && this.context.harness.codec.oneActionPerTurn === true);
       return actions.map((action, index) => ({ turn, reading, targets: [action], first: index === 0, optional }));
     });
     const decisions: Decision[][] = turns.map(() => []);
@@ -300,6 +305,15 @@ export class SimulatedSession implements PolicySession {
   }
 }
 
+export interface FollowOptions {
+  /**
+   * The transcript is an attempt under a variant re-rendered under this harness (a training example
+   * in H0's context): under a protocol of one action per reply, the actions a variant's tool added
+   * come as replies of their own, and a reply the plan does not have is passed over, not refused.
+   */
+  rerendered?: boolean;
+}
+
 /** One action of a followed turn (none for a turn without one). */
 interface FollowStep {
   turn: number;
@@ -392,6 +406,7 @@ export function followTranscript(
   session: SimulatedSession,
   context: EpisodeContext,
   transcript: readonly Message[],
+  options: FollowOptions = {},
 ): Decision[][] {
-  return session.follow(policyTurns(context, transcript, true));
+  return session.follow(policyTurns(context, transcript, true), options);
 }

@@ -43,15 +43,23 @@ describe('the settings a run is compared by', () => {
       reanchorEvery: '2',
       llmRanker: 'a@u,b@u',
     });
-    // A model is what it is and how it is sampled, not where it is served or how long it is awaited.
-    const served = (port: number) =>
+    // How long a model's answers are awaited is no setting; where it is served is (two checkpoints
+    // may be served under one name).
+    const served = (port: number, timeout: number) =>
       runSettings({
         config: { method: 'grpo' },
-        policy: { model: 'm', baseUrl: `http://127.0.0.1:${port}/v1`, temperature: 1, timeoutMs: port, maxRetries: 4 },
-        flags: { baseUrl: `http://127.0.0.1:${port}/v1`, requestTimeout: port, maxRetries: 4, model: 'm' },
+        policy: { model: 'm', baseUrl: `http://h:${port}/v1`, temperature: 1, timeoutMs: timeout, maxRetries: timeout },
+        flags: { baseUrl: `http://h:${port}/v1`, requestTimeout: timeout, maxRetries: timeout, model: 'm' },
       });
-    expect(served(8100)).toEqual(served(8101));
-    expect(served(8100)).toEqual({ method: 'grpo', 'policy.model': 'm', 'policy.temperature': '1', model: 'm' });
+    expect(served(8100, 1)).toEqual(served(8100, 2));
+    expect(served(8100, 1)).toEqual({
+      method: 'grpo',
+      'policy.model': 'm',
+      'policy.baseUrl': 'http://h:8100/v1',
+      'policy.temperature': '1',
+      model: 'm',
+    });
+    expect(served(8101, 1)).not.toEqual(served(8100, 1));
   });
 
   it('group runs by what differs between them, or by the settings asked for', () => {

@@ -26,8 +26,8 @@ const notSettings = new Set([
   'requestTimeout',
   'maxRetries',
   'policy.step',
-  // Where a model was served and how long it was waited for: one model behind two ports is one model.
-  'policy.baseUrl',
+  // How long a model's answers were awaited and retried. Where it was served stays a setting: two
+  // checkpoints served under one model name differ by their address only.
   'policy.timeoutMs',
   'policy.maxRetries',
 ]);

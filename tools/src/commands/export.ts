@@ -4,6 +4,7 @@ import {
   ConfigError,
   type Environment,
   exampleOfAttempt,
+  isExampleAttempt,
   needsRerender,
   readJson,
   streamTrajectories,
@@ -72,7 +73,9 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
       }
       if (!tasks.has(trajectory.taskId)) {
         loaded.add(trajectory.split);
-        for (const task of (await loadSplitOrFile(environment, trajectory.split)).tasks) tasks.set(task.id, task);
+        // The run's own copy of a task comes first: a split's copy only adds the tasks it lacks.
+        for (const task of (await loadSplitOrFile(environment, trajectory.split)).tasks)
+          if (!tasks.has(task.id)) tasks.set(task.id, task);
       }
     }
     return tasks.get(trajectory.taskId);
@@ -82,6 +85,7 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   async function* lines(): AsyncGenerator<string> {
     for await (const trajectory of streamTrajectories(dir)) {
       const options = { h0, context, all };
+      if (!isExampleAttempt(trajectory, all)) continue;
       const task = needsRerender(trajectory, options) ? await taskOf(trajectory) : undefined;
       const example = exampleOfAttempt(trajectory, { ...options, task });
       if (example) yield JSON.stringify(example);

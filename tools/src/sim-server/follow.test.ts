@@ -112,7 +112,7 @@ describe.each([
               expect(h0.codec.decode(message, context.envTools).ok, `${where}: ${message.content}`).toBe(true);
           let underH0: Decision[][] | undefined;
           try {
-            underH0 = policy.follow({ ...context, harness: h0 }, rerender);
+            underH0 = policy.follow({ ...context, harness: h0 }, rerender, { rerendered: harness !== h0 });
           } catch (error) {
             if (!ConfigError.isInstance(error) || error.code !== 'unfollowable-turn') throw error;
             expect(
@@ -133,6 +133,39 @@ describe.each([
       expect(turns).toBeGreaterThan(100);
       expect(wrong).toBeGreaterThan(20);
       expect(byHarness).toBeGreaterThan(0);
+    } finally {
+      await environment.close();
+    }
+  });
+});
+
+describe('SimulatedPolicy.follow under a protocol of one action per reply', () => {
+  it('refuses a reply the plan does not have, unless the transcript is a re-rendered one', async () => {
+    const environment = createDbbenchEnvironment() as Environment;
+    try {
+      const { tasks } = await environment.loadTasks({ split: 'dev' });
+      const policy = new SimulatedPolicy();
+      const h0 = createHarness(dbbenchH0('dbbench-text'));
+      for (const task of tasks.slice(0, 10)) {
+        const trajectory = await runAttempt({
+          environment,
+          task,
+          harness: h0,
+          policy,
+          runId: 'f',
+          attempt: 0,
+          seed: 1,
+        });
+        const context = { task, harness: h0, envTools: [], seed: 0, plan: environment.oraclePlan(task) };
+        const first = trajectory.messages.findIndex((message) => message.role === 'assistant');
+        const forged = trajectory.messages.map((message, index) =>
+          index === first ? h0.codec.encode([{ tool: 'execute_sql', arguments: { query: 'SELECT 424242' } }]) : message,
+        );
+        expect(() => policy.follow(context, forged), task.id).toThrow(/no branches of the oracle plan lead to turn 1/);
+        expect(policy.follow(context, trajectory.messages).flat().length, task.id).toBeGreaterThan(0);
+        // Re-rendered from a variant's attempt, a reply the plan lacks may be one the variant's tool added.
+        expect(() => policy.follow(context, forged, { rerendered: true }), task.id).not.toThrow();
+      }
     } finally {
       await environment.close();
     }

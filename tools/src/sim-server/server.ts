@@ -170,7 +170,9 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       }
       let decisions: ReturnType<SimulatedPolicy['follow']>;
       try {
-        decisions = base.follow(context, fromWire(example.messages));
+        // An attempt under a variant, handed over in H0's context, is one re-rendered under H0.
+        const rerendered = example.context === 'h0' && example.harnessId !== world.h0.spec.id;
+        decisions = base.follow(context, fromWire(example.messages), { rerendered });
       } catch (error) {
         if (!ConfigError.isInstance(error)) throw error;
         const message = `${where} (${example.groupId}): ${error.message}`;

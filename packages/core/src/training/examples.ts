@@ -109,6 +109,13 @@ export function trainingExamples(
   return examples;
 }
 
+/** Whether `trainingExamples` writes the attempt: a scored training attempt, retained unless `all`. */
+export const isExampleAttempt = (trajectory: Trajectory, all: boolean): boolean =>
+  trajectory.training !== undefined &&
+  trajectory.evaluation !== null &&
+  trajectory.evaluation !== undefined &&
+  (all || trajectory.training.retained);
+
 /** Whether `trainingExamples` must re-render the attempt under H0, and so needs its task. */
 export const needsRerender = (
   trajectory: Trajectory,
@@ -125,7 +132,7 @@ export function exampleOfAttempt(
   options: Omit<TrainingExamplesOptions, 'tasks'> & { task: Task | undefined },
 ): TrainingExample | undefined {
   const training = trajectory.training;
-  if (!training || !trajectory.evaluation || !(options.all || training.retained)) return undefined;
+  if (!training || !isExampleAttempt(trajectory, options.all ?? false)) return undefined;
   // An attempt under H0 is H0's rendering as recorded; another is re-rendered under H0 when asked.
   let messages = trajectory.messages;
   if (needsRerender(trajectory, options)) {

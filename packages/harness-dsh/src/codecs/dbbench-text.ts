@@ -58,12 +58,11 @@ export const dbbenchTextCodec: ActionCodec = {
       if (action.tool === 'execute_sql') {
         parts.push(`Action: Operation\n\`\`\`sql\n${String(action.arguments['query'] ?? '')}\n\`\`\``);
       } else if (action.tool === 'commit_final_answer') {
-        const text =
-          typeof action.arguments['answer_text'] === 'string'
-            ? action.arguments['answer_text']
-            : pythonList(action.arguments['answers']);
-        // The raw text decoded from a reply keeps its leading space: written back, it reads the same.
-        parts.push(`Action: Answer\nFinal Answer:${/^\s/.test(text) ? '' : ' '}${text}`);
+        // Raw text, as decoded from a reply, goes back as it was read (with its leading space, if any).
+        const raw = action.arguments['answer_text'];
+        parts.push(
+          `Action: Answer\nFinal Answer:${typeof raw === 'string' ? raw : ` ${pythonList(action.arguments['answers'])}`}`,
+        );
       } else {
         // The text protocol has no other action; say it so a reader of the transcript sees why.
         parts.push(`Action: ${action.tool} ${JSON.stringify(action.arguments)}`);
