@@ -5,6 +5,7 @@ import {
   type Decision,
   deriveSeed,
   type EpisodeContext,
+  type Harness,
   type Message,
   type PolicyRequest,
   type PolicyResponse,
@@ -108,8 +109,8 @@ export class SimulatedSession implements PolicySession {
     // the turn is matched by what the policy writes for an action. A turn re-rendered from such a
     // harness shows the harness's actions as the policy's, and they are walked where the plan has
     // them and skipped where it has not (under a protocol of one action per reply they come as
-    // turns of their own, so there, in a transcript `rerendered`, a turn the plan does not have is
-    // passed over).
+    // turns of their own, so there, in a transcript `rerenderedFrom` a variant, a turn the plan does
+    // not have is passed over).
     const expands = this.toolSkills.size > 0;
     const steps: FollowStep[] = turns.flatMap(({ context, observed }, turn): FollowStep[] => {
       const decoded = this.context.harness.codec.decode(observed, this.context.envTools);
@@ -121,7 +122,8 @@ export class SimulatedSession implements PolicySession {
       if (expands) return [{ turn, reading, targets: actions, written: observed, first: true, optional: false }];
       // Under a protocol of one action per reply, such a turn re-rendered is split into one turn per action.
       const optional =
-        actions.length > 1 || (options.rerendered === true && this.context.harness.codec.oneActionPerTurn === true);
+        actions.length > 1 ||
+        (options.rerenderedFrom !== undefined && this.context.harness.codec.oneActionPerTurn === true);
       return actions.map((action, index) => ({ turn, reading, targets: [action], first: index === 0, optional }));
     });
     const decisions: Decision[][] = turns.map(() => []);
@@ -154,6 +156,7 @@ export class SimulatedSession implements PolicySession {
           walker,
           step.reading,
           rest ? targets : (step.written ?? targets),
+          options.rerenderedFrom,
         )) {
           begin();
           const next = walker.clone();
@@ -204,6 +207,7 @@ export class SimulatedSession implements PolicySession {
     walker: SimulatedPlanWalker,
     reading: ContextReading,
     targets: readonly Action[] | AssistantMessage,
+    rerenderedFrom?: Harness,
   ): Generator<{ choices: boolean[]; left?: Action }> {
     const queue: boolean[][] = [[]];
     for (let prefix = queue.shift(); prefix; prefix = queue.shift()) {
@@ -236,11 +240,14 @@ export class SimulatedSession implements PolicySession {
           yield { choices: prefix };
         continue;
       }
+      // What the variant of a re-rendered attempt ran for the action, where a transform rewrote it.
+      const rewritten = rerenderedFrom && this.rewrittenBy(rerenderedFrom, next.action);
       for (const target of targets as readonly Action[]) {
-        if (actionKey(next.action) === actionKey(target) || this.readAs(next.action) === actionKey(target))
-          yield { choices: prefix };
+        const key = actionKey(target);
+        if (actionKey(next.action) === key || this.readAs(next.action) === key) yield { choices: prefix };
+        else if (rewritten && actionKey(rewritten) === key) yield { choices: prefix };
         else {
-          const left = remainderAfter(target, next.action);
+          const left = remainderAfter(target, next.action) ?? (rewritten && remainderAfter(target, rewritten));
           if (left) yield { choices: prefix, left };
         }
       }
@@ -258,6 +265,14 @@ export class SimulatedSession implements PolicySession {
     );
     const [read] = decoded.ok ? decoded.actions.filter((item) => !item.harnessResult) : [];
     return read && actionKey(read.action);
+  }
+
+  /** The one action `variant` runs for `action` when a tool transform rewrites it; undefined otherwise. */
+  private rewrittenBy(variant: Harness, action: Action): Action | undefined {
+    const decoded = variant.codec.decode(variant.codec.encode([action]), this.context.envTools);
+    const ran = decoded.ok ? decoded.actions.filter((item) => !item.harnessResult) : [];
+    const [only] = ran;
+    return ran.length === 1 && only && actionKey(only.action) !== actionKey(action) ? only.action : undefined;
   }
 
   private read(messages: readonly Message[]): ContextReading {
@@ -307,11 +322,13 @@ export class SimulatedSession implements PolicySession {
 
 export interface FollowOptions {
   /**
-   * The transcript is an attempt under a variant re-rendered under this harness (a training example
-   * in H0's context): under a protocol of one action per reply, the actions a variant's tool added
-   * come as replies of their own, and a reply the plan does not have is passed over, not refused.
+   * The variant whose attempt the transcript re-renders under this harness (a training example in
+   * H0's context). Its tool transforms made some of the actions the transcript shows as the
+   * policy's: a call one of them rewrote is matched as rewritten, and under a protocol of one action
+   * per reply, where the actions a transform added come as replies of their own, a reply the plan
+   * does not have is passed over, not refused.
    */
-  rerendered?: boolean;
+  rerenderedFrom?: Harness;
 }
 
 /** One action of a followed turn (none for a turn without one). */

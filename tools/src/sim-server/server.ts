@@ -172,7 +172,11 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       try {
         // An attempt under a variant, handed over in H0's context, is one re-rendered under H0.
         const rerendered = example.context === 'h0' && example.harnessId !== world.h0.spec.id;
-        decisions = base.follow(context, fromWire(example.messages), { rerendered });
+        decisions = base.follow(
+          context,
+          fromWire(example.messages),
+          rerendered ? { rerenderedFrom: world.harnessById(example.harnessId) } : {},
+        );
       } catch (error) {
         if (!ConfigError.isInstance(error)) throw error;
         const message = `${where} (${example.groupId}): ${error.message}`;
