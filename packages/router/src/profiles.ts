@@ -260,8 +260,9 @@ const outcomesOf = (perTask: readonly TaskResult[]): Record<string, TaskOutcome>
 export async function buildProfiles<T extends Task>(options: BuildProfilesOptions<T>): Promise<ProfileSet> {
   const harnesses = [options.h0, ...options.pool];
   let done = 0;
-  // Harnesses one after another, each with the full concurrency, so progress is meaningful.
-  const results = await mapConcurrent(harnesses, 1, async (harness) => {
+  // In this process, harnesses one after another, each with the full concurrency, so progress is
+  // meaningful; on a run's workers, all at once, so they are never idle between two harnesses.
+  const results = await mapConcurrent(harnesses, options.runner ? harnesses.length : 1, async (harness) => {
     const { summary } = await evaluate({
       environment: options.environment,
       taskSet: { tasks: [...options.tasks], unloadable: [] },

@@ -150,11 +150,19 @@ describe('rankers and the adaptive router', () => {
     // On a run's attempt runner (its workers), the profiling attempts go there, under ids of their own.
     const ids: string[] = [];
     const inner = inProcessRunner(2);
+    let running = 0;
+    let mostAtOnce = 0;
     const runner: AttemptRunner = {
       id: 'recording',
-      run: (batch) => {
+      run: async (batch) => {
         ids.push(...batch.requests.map((request) => request.attemptId));
-        return inner.run(batch);
+        running += 1;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        try {
+          return await inner.run(batch);
+        } finally {
+          running -= 1;
+        }
       },
     };
     const [here, there] = [new AdaptiveRouter({ mode: 'fixed' }), new AdaptiveRouter({ mode: 'fixed' })];
@@ -166,6 +174,8 @@ describe('rankers and the adaptive router', () => {
     expect(ids).toHaveLength(2 * tasks.length * 2);
     expect(ids.filter((id) => id.startsWith('profile-0-plain:'))).toHaveLength(tasks.length * 2);
     expect(ids.filter((id) => id.startsWith('profile-0-good-2:'))).toHaveLength(tasks.length * 2);
+    // Every harness's attempts are handed over at once: workers are not left idle between two.
+    expect(mostAtOnce).toBe(2);
     // An interrupted run stops re-anchoring at its signal, and the router keeps its last profiles.
     const router = new AdaptiveRouter({ mode: 'adaptive', reanchorEvery: 1 });
     await router.beforeStep(context(1));
