@@ -7,10 +7,12 @@ import {
   type Policy,
 } from '@harness-s/core';
 import { actionFormatSkill, defaultSimulatedPolicyConfig, hardnessClass, SimulatedPolicyConfig } from './sim-config.js';
-import { type FollowOptions, followTranscript, SimulatedSession } from './sim-session.js';
+import { followTranscript, SimulatedSession } from './sim-session.js';
+import type { FollowOptions } from './sim-transcript.js';
 
 export * from './sim-config.js';
-export { type FollowOptions, followTranscript, policyTurns, SimulatedSession } from './sim-session.js';
+export { followTranscript, SimulatedSession } from './sim-session.js';
+export { type FollowOptions, policyTurns } from './sim-transcript.js';
 
 /**
  * The simulated policy: a small parametric model of an agent's tendencies, so the whole method

@@ -22,7 +22,7 @@ import {
   TrainStore,
   type TrainTotals,
 } from './train-store.js';
-import { sumHarnessUsage, type TrainSummary, totalsRates } from './train-summary.js';
+import { sumHarnessUsage, type TrainSummary, trainSummary } from './train-summary.js';
 import type { ScoredGroup, Trainer } from './trainer.js';
 
 /** Progress of a training run. */
@@ -47,7 +47,7 @@ export interface TrainOptions<T extends Task> {
   dir: string;
   /** Continue from the folder's last checkpoint. */
   resume?: boolean;
-  /** Where attempts run (default: in this process with the config's concurrency). */
+  /** Where attempts run, evaluations and profiling included (default: in process, at the config's concurrency). */
   runner?: AttemptRunner;
   /** Extra fields recorded in config.json (e.g. the command line). */
   record?: Record<string, unknown>;
@@ -130,7 +130,6 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       seed: deriveSeed(config.seed, 'eval', step),
       concurrency: config.concurrency,
       runId: `${options.dir}#eval-${step}`,
-      // On the run's workers too, when it has them.
       ...(options.runner ? { runner: options.runner, attemptIdPrefix: `eval-${step}:` } : {}),
       maxInfraRetries: config.maxInfraRetries,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -373,30 +372,18 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });
   }
 
-  const rates = totalsRates(totals);
-  const final = evals.at(-1);
-  const initial = evals.find((point) => point.step === 0);
-  const summary: TrainSummary = {
-    schemaVersion: 1,
-    method: config.method,
+  const summary = trainSummary({
+    config,
     env: environment.id,
-    seed: config.seed,
-    steps: config.steps,
-    k: config.k,
     policyVersion: trainer.policy.version,
-    evalUnderH0: final
-      ? { passAtK: final.passAtK, avgAtK: final.avgAtK, k: final.k }
-      : { passAtK: 0, avgAtK: 0, k: config.evalK },
-    initialEvalUnderH0: initial ? { passAtK: initial.passAtK, avgAtK: initial.avgAtK, k: initial.k } : null,
+    totals,
     evals,
-    ...rates,
     // From every step's line (a resumed run's log holds each step once).
     harnessUsage: sumHarnessUsage(await readStepMetrics(options.dir)),
-    infraErrors: totals.infraErrors,
     trainTasks: options.tasks.train.length,
     testTasks: options.tasks.test.length,
     durationMs: elapsedMs(),
-  };
+  });
   await store.writeSummary(summary);
   return summary;
 }

@@ -65,3 +65,41 @@ export function totalsRates(totals: TrainTotals) {
     meanReward: ratio(totals.retainedReward, totals.retainedAttempts),
   };
 }
+
+/** Under H0, a point's Pass@k and Avg@k as the summary gives them. */
+const underH0 = (point: EvalPoint) => ({ passAtK: point.passAtK, avgAtK: point.avgAtK, k: point.k });
+
+/** A run's summary from its totals, evaluations and per-harness usage. */
+export function trainSummary(run: {
+  config: { method: TrainSummary['method']; seed: number; steps: number; k: number; evalK: number };
+  env: string;
+  policyVersion: string;
+  totals: TrainTotals;
+  evals: EvalPoint[];
+  harnessUsage: TrainSummary['harnessUsage'];
+  trainTasks: number;
+  testTasks: number;
+  durationMs: number;
+}): TrainSummary {
+  const { config, evals } = run;
+  const final = evals.at(-1);
+  const initial = evals.find((point) => point.step === 0);
+  return {
+    schemaVersion: 1,
+    method: config.method,
+    env: run.env,
+    seed: config.seed,
+    steps: config.steps,
+    k: config.k,
+    policyVersion: run.policyVersion,
+    evalUnderH0: final ? underH0(final) : { passAtK: 0, avgAtK: 0, k: config.evalK },
+    initialEvalUnderH0: initial ? underH0(initial) : null,
+    evals,
+    ...totalsRates(run.totals),
+    harnessUsage: run.harnessUsage,
+    infraErrors: run.totals.infraErrors,
+    trainTasks: run.trainTasks,
+    testTasks: run.testTasks,
+    durationMs: run.durationMs,
+  };
+}
