@@ -1,4 +1,5 @@
 import { defaultMaxInfraRetries, runAttempt } from './agent-loop.js';
+import type { AttemptRunner } from './attempt-runner.js';
 import { mapConcurrent } from './concurrency.js';
 import type { Environment } from './environment.js';
 import { ConfigError } from './errors.js';
@@ -8,7 +9,6 @@ import { deriveSeed } from './random.js';
 import type { RunStore } from './run-store.js';
 import { type EvalSummary, summarizeEvaluation } from './summary.js';
 import type { Task, TaskSet } from './task.js';
-import type { AttemptRunner } from './training/attempt-runner.js';
 import { isScored, type Trajectory, trajectoryId } from './trajectory.js';
 
 /** Progress of an evaluation, reported after every finished attempt. */

@@ -1,5 +1,6 @@
 export * from './action.js';
 export * from './agent-loop.js';
+export * from './attempt-runner.js';
 export * from './chat-format.js';
 export * from './concurrency.js';
 export * from './environment.js';

@@ -1,5 +1,4 @@
 export * from './advantages.js';
-export * from './attempt-runner.js';
 export * from './batch-export-trainer.js';
 export * from './examples.js';
 export * from './rerender.js';

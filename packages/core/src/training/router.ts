@@ -1,3 +1,4 @@
+import type { AttemptRunner } from '../attempt-runner.js';
 import type { Environment } from '../environment.js';
 import type { Harness } from '../harness.js';
 import type { HarnessSpec } from '../harness-spec.js';
@@ -5,7 +6,6 @@ import type { Policy } from '../policy.js';
 import type { Random } from '../random.js';
 import type { Task } from '../task.js';
 import type { Trajectory } from '../trajectory.js';
-import type { AttemptRunner } from './attempt-runner.js';
 
 /** What a router is asked when a group under H0 failed entirely. */
 export interface RescueRequest {

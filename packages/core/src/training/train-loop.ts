@@ -1,3 +1,4 @@
+import { type AttemptRunner, everyAttemptLost, inProcessRunner } from '../attempt-runner.js';
 import type { Environment } from '../environment.js';
 import { ConfigError } from '../errors.js';
 import { evaluate } from '../evaluate.js';
@@ -8,7 +9,6 @@ import type { Task } from '../task.js';
 import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
 import { type AttemptPlan, basePlans, groupIdsOf, rescuePlans } from './attempt-plans.js';
-import { type AttemptRunner, everyAttemptLost, inProcessRunner } from './attempt-runner.js';
 import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import { scoredTrajectory } from './scored.js';

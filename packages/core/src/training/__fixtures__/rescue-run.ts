@@ -5,7 +5,7 @@ import type { Harness } from '../../harness.js';
 import type { HarnessSpec } from '../../harness-spec.js';
 import type { Policy } from '../../policy.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../../testing/index.js';
-import type { AttemptRunner } from '../attempt-runner.js';
+import type { AttemptRunner } from '../../attempt-runner.js';
 import type { RescueRouter } from '../router.js';
 import { train } from '../train-loop.js';
 import type { ScoredGroup, Trainer } from '../trainer.js';

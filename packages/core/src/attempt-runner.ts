@@ -1,13 +1,13 @@
-import { runAttempt } from '../agent-loop.js';
-import { mapConcurrent } from '../concurrency.js';
-import type { Environment } from '../environment.js';
-import { InfrastructureError } from '../errors.js';
-import type { Harness } from '../harness.js';
-import type { Policy } from '../policy.js';
-import type { Task } from '../task.js';
-import type { Trajectory } from '../trajectory.js';
+import { runAttempt } from './agent-loop.js';
+import { mapConcurrent } from './concurrency.js';
+import type { Environment } from './environment.js';
+import { InfrastructureError } from './errors.js';
+import type { Harness } from './harness.js';
+import type { Policy } from './policy.js';
+import type { Task } from './task.js';
+import type { Trajectory } from './trajectory.js';
 
-/** One attempt the training loop wants run. */
+/** One attempt to run: of a training step, an evaluation or a profiling. */
 export interface AttemptRequest<T extends Task = Task> {
   /** Unique within the run and stable across resumes, e.g. `3:dev-7#v-1a2b#0`. */
   attemptId: string;
