@@ -121,10 +121,11 @@ export class SimulatedSession implements PolicySession {
         : [];
       if (actions.length === 0) return [{ turn, reading, targets: [], first: true, optional: false }];
       if (expands) return [{ turn, reading, targets: actions, written: observed, first: true, optional: false }];
-      // Under a protocol of one action per reply, such a turn re-rendered is split into one turn per action.
+      // Only a re-rendered turn shows a variant's actions as the policy's: several in one turn, or,
+      // under a protocol of one action per reply, one turn per action.
       const optional =
-        actions.length > 1 ||
-        (options.rerenderedFrom !== undefined && this.context.harness.codec.oneActionPerTurn === true);
+        options.rerenderedFrom !== undefined &&
+        (actions.length > 1 || this.context.harness.codec.oneActionPerTurn === true);
       return actions.map((action, index) => ({ turn, reading, targets: [action], first: index === 0, optional }));
     });
     const decisions: Decision[][] = turns.map(() => []);
@@ -172,7 +173,8 @@ export class SimulatedSession implements PolicySession {
           if (end) return end;
         }
         // A piece the plan does not have (a transform's lookup, re-rendered as the policy's) is passed over.
-        const after = targets.length === 1 ? afterFirstPiece(targets[0] as Action) : undefined;
+        const after =
+          options.rerenderedFrom && targets.length === 1 ? afterFirstPiece(targets[0] as Action) : undefined;
         if (after) {
           begin();
           const end = walk(index, walker, after);

@@ -170,6 +170,26 @@ describe.skipIf(skipReason !== null)('the BullMQ attempt runner', () => {
     expect(idle).toMatchObject({ kind: 'idle', queueName: runner.queueName });
   });
 
+  it('does not say no worker is there while its workers run another batch of the run', async () => {
+    const { queueName } = await setUp({ slowMs: 900 });
+    const events: QueueRunnerEvent[] = [];
+    const runner = createQueueRunner({
+      redisUrl: sharedRedisUrl,
+      runDir: 'unused',
+      queueName,
+      pollIntervalMs: 50,
+      idleNoticeMs: 300,
+      onEvent: (event) => events.push(event),
+    });
+    open.push(runner);
+    // Three slow attempts fill the worker's three slots; the second batch waits behind them.
+    const first = { ...(await batchOf(3)), requests: await counterRequests(3, 1) };
+    const second = { ...(await batchOf(2)), requests: await counterRequests(2, 2) };
+    const [a, b] = await Promise.all([runner.run(first), runner.run(second)]);
+    expect([a.length, b.length]).toEqual([3, 2]);
+    expect(events.filter((event) => event.kind === 'idle')).toEqual([]);
+  });
+
   it('fails within its first-contact bound when nothing answers at the Redis URL', async () => {
     const runner = createQueueRunner({ redisUrl: 'redis://127.0.0.1:1', runDir: 'unused', firstContactMs: 1000 });
     open.push(runner);

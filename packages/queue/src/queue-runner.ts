@@ -239,8 +239,12 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
           const taken = states.some((state) => state === 'active' || state === 'completed' || state === 'failed');
           if (taken || pending.size < batch.requests.length) idleSince = null;
           else if (Date.now() - idleSince > idleNoticeMs) {
-            emit({ kind: 'idle', queueName, seconds: Math.round((Date.now() - idleSince) / 1000) });
-            idleSince = null;
+            // Workers busy with another batch of the run (profiling hands several over at once) are there.
+            if ((await queue.getActiveCount()) > 0) idleSince = Date.now();
+            else {
+              emit({ kind: 'idle', queueName, seconds: Math.round((Date.now() - idleSince) / 1000) });
+              idleSince = null;
+            }
           }
         }
         const lost: PendingAttempt<T>[] = [];

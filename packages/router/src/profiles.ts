@@ -261,9 +261,17 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
   const harnesses = [options.h0, ...options.pool];
   let done = 0;
   // In this process, harnesses one after another, each with the full concurrency, so progress is
-  // meaningful; on a run's workers, all at once, so they are never idle between two harnesses.
+  // meaningful; on a run's workers, all at once, so they are never idle between two harnesses, and
+  // the first that fails stops the others.
+  const stop = new AbortController();
+  const signal =
+    options.runner && options.signal
+      ? AbortSignal.any([options.signal, stop.signal])
+      : options.runner
+        ? stop.signal
+        : options.signal;
   const results = await mapConcurrent(harnesses, options.runner ? harnesses.length : 1, async (harness) => {
-    const { summary } = await evaluate({
+    const evaluated = evaluate({
       environment: options.environment,
       taskSet: { tasks: [...options.tasks], unloadable: [] },
       split: 'validation',
@@ -277,7 +285,11 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
       ...(options.runner
         ? { runner: options.runner, attemptIdPrefix: `profile-${options.step ?? 0}-${harness.spec.id}:` }
         : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const { summary } = await evaluated.catch((error: unknown) => {
+      stop.abort(error);
+      throw error;
     });
     done += 1;
     options.onHarness?.(harness.spec.id, done, harnesses.length);

@@ -176,6 +176,24 @@ describe('rankers and the adaptive router', () => {
     expect(ids.filter((id) => id.startsWith('profile-0-good-2:'))).toHaveLength(tasks.length * 2);
     // Every harness's attempts are handed over at once: workers are not left idle between two.
     expect(mostAtOnce).toBe(2);
+    // The first batch that fails stops the others, and its error is the one reported.
+    let stopped = false;
+    const failing: AttemptRunner = {
+      id: 'failing',
+      run: (batch) =>
+        batch.requests[0]?.harness.spec.id === 'good-2'
+          ? Promise.reject(new Error('the queue is gone'))
+          : new Promise((_resolve, reject) =>
+              batch.signal?.addEventListener('abort', () => {
+                stopped = true;
+                reject(batch.signal?.reason);
+              }),
+            ),
+    };
+    await expect(new AdaptiveRouter({ mode: 'fixed' }).beforeStep({ ...context(1), runner: failing })).rejects.toThrow(
+      'the queue is gone',
+    );
+    expect(stopped).toBe(true);
     // An interrupted run stops re-anchoring at its signal, and the router keeps its last profiles.
     const router = new AdaptiveRouter({ mode: 'adaptive', reanchorEvery: 1 });
     await router.beforeStep(context(1));

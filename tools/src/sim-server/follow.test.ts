@@ -1,4 +1,5 @@
 import {
+  type AssistantMessage,
   type Decision,
   type Environment,
   type Harness,
@@ -161,6 +162,48 @@ describe('SimulatedPolicy.follow under a protocol of one action per reply', () =
         // Re-rendered from a variant's attempt, a reply the plan lacks may be one the variant's tool added.
         expect(() => policy.follow(context, forged, { rerenderedFrom: h0 }), task.id).not.toThrow();
       }
+    } finally {
+      await environment.close();
+    }
+  });
+
+  it('refuses code the plan does not have in front of a reply, unless the transcript is a re-rendered one', async () => {
+    const environment = createAppWorldEnvironment() as Environment;
+    try {
+      const { tasks } = await environment.loadTasks({ split: 'train' });
+      const policy = new SimulatedPolicy();
+      const h0 = createHarness(appworldH0());
+      let checked = 0;
+      for (const task of tasks.slice(0, 6)) {
+        const trajectory = await runAttempt({
+          environment,
+          task,
+          harness: h0,
+          policy,
+          runId: 'f',
+          attempt: 0,
+          seed: 1,
+        });
+        const context = {
+          task,
+          harness: h0,
+          envTools: trajectory.tools ?? [],
+          seed: 0,
+          plan: environment.oraclePlan(task),
+        };
+        const first = trajectory.messages.findIndex((message) => message.role === 'assistant');
+        const decoded = h0.codec.decode(trajectory.messages[first] as AssistantMessage, context.envTools);
+        const [action] = decoded.ok ? decoded.actions : [];
+        if (!action) continue;
+        const code = `print("FORGED")\n\n${String(action.action.arguments['code'])}`;
+        const forged = trajectory.messages.map((message, index) =>
+          index === first ? h0.codec.encode([{ ...action.action, arguments: { code } }]) : message,
+        );
+        expect(() => policy.follow(context, forged), task.id).toThrow(/no branches of the oracle plan lead to turn 1/);
+        expect(() => policy.follow(context, forged, { rerenderedFrom: h0 }), task.id).not.toThrow();
+        checked += 1;
+      }
+      expect(checked).toBe(6);
     } finally {
       await environment.close();
     }

@@ -131,6 +131,21 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     };
   };
 
+  /**
+   * An attempt under a variant, handed over in H0's context, is one re-rendered under H0: followed
+   * knowing the variant. One of a variant this server was not given (`--pool`) is followed as
+   * written, and left out where its turns are the variant's.
+   */
+  const followOptions = (example: { context: string; harnessId: string }) => {
+    if (example.context !== 'h0' || example.harnessId === world.h0.spec.id) return {};
+    try {
+      return { rerenderedFrom: world.harnessById(example.harnessId) };
+    } catch (error) {
+      if (ConfigError.isInstance(error)) return {};
+      throw error;
+    }
+  };
+
   const update = async (step: number, batch: string) => {
     const base = snapshots.get(step - 1);
     if (!base)
@@ -170,13 +185,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       }
       let decisions: ReturnType<SimulatedPolicy['follow']>;
       try {
-        // An attempt under a variant, handed over in H0's context, is one re-rendered under H0.
-        const rerendered = example.context === 'h0' && example.harnessId !== world.h0.spec.id;
-        decisions = base.follow(
-          context,
-          fromWire(example.messages),
-          rerendered ? { rerenderedFrom: world.harnessById(example.harnessId) } : {},
-        );
+        decisions = base.follow(context, fromWire(example.messages), followOptions(example));
       } catch (error) {
         if (!ConfigError.isInstance(error)) throw error;
         const message = `${where} (${example.groupId}): ${error.message}`;
