@@ -61,6 +61,7 @@ export function addTrainingCommands(program: Command): void {
       ).choices(['variant', 'h0']),
     )
     .option('--eval-every <n>', 'evaluate under H0 every n steps', integer('--eval-every', 1))
+    .option('--skip-initial-eval', 'no evaluation under H0 before the first step (the baseline)')
     .option('--eval-k <n>', 'attempts per test task in evaluations', integer('--eval-k', 1), 3)
     .option(
       '--mixture-size <n>',

@@ -26,6 +26,8 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
   /** mixture: variants of the pool (best first) that join H0. */
   mixtureSize?: number;
   evalEvery?: number;
+  /** `--skip-initial-eval`: no evaluation under H0 before the first step. */
+  skipInitialEval?: boolean;
   evalK: number;
   concurrency: number;
   learningRate?: number;

@@ -220,6 +220,7 @@ export async function runTrain(
         ...(rescue ? { rescue } : {}),
         ...(flags.rescueContext ? { rescueContext: flags.rescueContext as 'variant' | 'h0' } : {}),
         ...(flags.evalEvery ? { evalEvery: flags.evalEvery } : {}),
+        ...(flags.skipInitialEval ? { evalBefore: false } : {}),
         ...(flags.mixtureSize ? { mixtureSize: flags.mixtureSize } : {}),
       },
       environment,

@@ -38,6 +38,11 @@ export const TrainConfig = z.strictObject({
   rescueContext: z.enum(['variant', 'h0']).default('h0'),
   /** Evaluate under H0 on the test split every N steps (and before the first and after the last). */
   evalEvery: z.number().int().positive().optional(),
+  /**
+   * `false`: no evaluation before the first step (the run's baseline, `initialEvalUnderH0`), e.g.
+   * for a served model already evaluated under H0. Absent means true.
+   */
+  evalBefore: z.boolean().optional(),
   /** Attempts per test task in those evaluations (Pass@k, Avg@k). */
   evalK: z.number().int().positive().default(3),
   seed: z.number().int().nonnegative().default(0),

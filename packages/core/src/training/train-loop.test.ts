@@ -208,6 +208,23 @@ describe('the training loop', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('leaves out the evaluation before the first step when asked, and has no baseline then', async () => {
+    const ids: string[] = [];
+    const inner = inProcessRunner(2);
+    const recording: AttemptRunner = {
+      id: 'recording',
+      run: (batch) => {
+        ids.push(...batch.requests.map((request) => request.attemptId));
+        return inner.run(batch);
+      },
+    };
+    const { summary } = await run('h0-resample', { evalBefore: false }, undefined, recordingTrainer(), recording);
+    expect(summary.evals.map((point) => point.step)).toEqual([2]);
+    expect(summary.initialEvalUnderH0).toBeNull();
+    expect(summary.evalUnderH0).toEqual((await run('h0-resample')).summary.evalUnderH0);
+    expect(ids.filter((id) => id.startsWith('eval-'))).toHaveLength(3);
+  });
+
   it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {
     // The model server is up for the evaluation before training, then down.
     let down = false;

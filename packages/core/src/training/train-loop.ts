@@ -174,7 +174,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   };
 
   if (!checkpoint) {
-    evals.push(await evaluateUnderH0(0));
+    if (config.evalBefore !== false) evals.push(await evaluateUnderH0(0));
     totals.elapsedMs = elapsedMs();
     await store.writeCheckpoint({
       schemaVersion: 1,
