@@ -245,9 +245,16 @@ export class SimulatedSession implements PolicySession {
       }
       // What the variant of a re-rendered attempt ran for the action, where a transform rewrote it.
       const rewritten = rerenderedFrom && this.rewrittenBy(rerenderedFrom, next.action);
+      const written = actionKey(next.action);
+      // How the codec reads the action back, worked out once and only where the action itself differs.
+      let readBack: string | undefined;
+      const readsAs = (key: string) => {
+        readBack ??= this.readAs(next.action) ?? '';
+        return readBack === key;
+      };
       for (const target of targets as readonly Action[]) {
         const key = actionKey(target);
-        if (actionKey(next.action) === key || this.readAs(next.action) === key) yield { choices: prefix };
+        if (written === key || readsAs(key)) yield { choices: prefix };
         else if (rewritten && actionKey(rewritten) === key) yield { choices: prefix };
         else {
           const left = remainderAfter(target, next.action) ?? (rewritten && remainderAfter(target, rewritten));

@@ -264,12 +264,9 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
   // meaningful; on a run's workers, all at once, so they are never idle between two harnesses, and
   // the first that fails stops the others.
   const stop = new AbortController();
-  const signal =
-    options.runner && options.signal
-      ? AbortSignal.any([options.signal, stop.signal])
-      : options.runner
-        ? stop.signal
-        : options.signal;
+  const signal = options.runner
+    ? AbortSignal.any([stop.signal, ...(options.signal ? [options.signal] : [])])
+    : options.signal;
   const results = await mapConcurrent(harnesses, options.runner ? harnesses.length : 1, async (harness) => {
     const evaluated = evaluate({
       environment: options.environment,

@@ -82,9 +82,9 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   };
   const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
   // One attempt at a time, from the run's file to the batch file: a run of any size fits in memory.
+  const options = { h0, context, all };
   async function* lines(): AsyncGenerator<string> {
     for await (const trajectory of streamTrajectories(dir)) {
-      const options = { h0, context, all };
       if (!isExampleAttempt(trajectory, all)) continue;
       const task = needsRerender(trajectory, options) ? await taskOf(trajectory) : undefined;
       const example = exampleOfAttempt(trajectory, { ...options, task });

@@ -6,6 +6,8 @@ import {
   type HarnessSpec,
   rerenderTrajectory,
   runAttempt,
+  type Task,
+  type ToolSpec,
 } from '@harness-s/core';
 import { createAppWorldEnvironment } from '@harness-s/env-appworld';
 import { createDbbenchEnvironment } from '@harness-s/env-dbbench';
@@ -135,75 +137,61 @@ describe.each([
   });
 });
 
-describe('SimulatedPolicy.follow under a protocol of one action per reply', () => {
-  it('refuses a reply the plan does not have, unless the transcript is a re-rendered one', async () => {
+/**
+ * Each task's attempt under H0 with its first reply forged by `forge`: refused as written, passed
+ * over when the transcript is said to be re-rendered from a variant's attempt.
+ */
+async function expectForgedFirstReplyRefused(
+  environment: Environment,
+  h0: Harness,
+  tasks: readonly Task[],
+  forge: (reply: AssistantMessage, envTools: readonly ToolSpec[]) => AssistantMessage | undefined,
+): Promise<void> {
+  const policy = new SimulatedPolicy();
+  let checked = 0;
+  for (const task of tasks) {
+    const trajectory = await runAttempt({ environment, task, harness: h0, policy, runId: 'f', attempt: 0, seed: 1 });
+    const envTools = trajectory.tools ?? [];
+    const context = { task, harness: h0, envTools, seed: 0, plan: environment.oraclePlan(task) };
+    const first = trajectory.messages.findIndex((message) => message.role === 'assistant');
+    const reply = forge(trajectory.messages[first] as AssistantMessage, envTools);
+    if (!reply) continue;
+    const forged = trajectory.messages.map((message, index) => (index === first ? reply : message));
+    expect(policy.follow(context, trajectory.messages).flat().length, task.id).toBeGreaterThan(0);
+    expect(() => policy.follow(context, forged), task.id).toThrow(/no branches of the oracle plan lead to turn 1/);
+    // Re-rendered from a variant's attempt, what the plan lacks may be what the variant's tool added.
+    expect(() => policy.follow(context, forged, { rerenderedFrom: h0 }), task.id).not.toThrow();
+    checked += 1;
+  }
+  expect(checked).toBe(tasks.length);
+}
+
+describe('SimulatedPolicy.follow of what the plan does not have', () => {
+  it('refuses a reply under a protocol of one action per reply, unless the transcript is a re-rendered one', async () => {
     const environment = createDbbenchEnvironment() as Environment;
     try {
       const { tasks } = await environment.loadTasks({ split: 'dev' });
-      const policy = new SimulatedPolicy();
       const h0 = createHarness(dbbenchH0('dbbench-text'));
-      for (const task of tasks.slice(0, 10)) {
-        const trajectory = await runAttempt({
-          environment,
-          task,
-          harness: h0,
-          policy,
-          runId: 'f',
-          attempt: 0,
-          seed: 1,
-        });
-        const context = { task, harness: h0, envTools: [], seed: 0, plan: environment.oraclePlan(task) };
-        const first = trajectory.messages.findIndex((message) => message.role === 'assistant');
-        const forged = trajectory.messages.map((message, index) =>
-          index === first ? h0.codec.encode([{ tool: 'execute_sql', arguments: { query: 'SELECT 424242' } }]) : message,
-        );
-        expect(() => policy.follow(context, forged), task.id).toThrow(/no branches of the oracle plan lead to turn 1/);
-        expect(policy.follow(context, trajectory.messages).flat().length, task.id).toBeGreaterThan(0);
-        // Re-rendered from a variant's attempt, a reply the plan lacks may be one the variant's tool added.
-        expect(() => policy.follow(context, forged, { rerenderedFrom: h0 }), task.id).not.toThrow();
-      }
+      await expectForgedFirstReplyRefused(environment, h0, tasks.slice(0, 10), () =>
+        h0.codec.encode([{ tool: 'execute_sql', arguments: { query: 'SELECT 424242' } }]),
+      );
     } finally {
       await environment.close();
     }
   });
 
-  it('refuses code the plan does not have in front of a reply, unless the transcript is a re-rendered one', async () => {
+  it('refuses code in front of a reply, unless the transcript is a re-rendered one', async () => {
     const environment = createAppWorldEnvironment() as Environment;
     try {
       const { tasks } = await environment.loadTasks({ split: 'train' });
-      const policy = new SimulatedPolicy();
       const h0 = createHarness(appworldH0());
-      let checked = 0;
-      for (const task of tasks.slice(0, 6)) {
-        const trajectory = await runAttempt({
-          environment,
-          task,
-          harness: h0,
-          policy,
-          runId: 'f',
-          attempt: 0,
-          seed: 1,
-        });
-        const context = {
-          task,
-          harness: h0,
-          envTools: trajectory.tools ?? [],
-          seed: 0,
-          plan: environment.oraclePlan(task),
-        };
-        const first = trajectory.messages.findIndex((message) => message.role === 'assistant');
-        const decoded = h0.codec.decode(trajectory.messages[first] as AssistantMessage, context.envTools);
+      await expectForgedFirstReplyRefused(environment, h0, tasks.slice(0, 6), (reply, envTools) => {
+        const decoded = h0.codec.decode(reply, envTools);
         const [action] = decoded.ok ? decoded.actions : [];
-        if (!action) continue;
+        if (!action) return undefined;
         const code = `print("FORGED")\n\n${String(action.action.arguments['code'])}`;
-        const forged = trajectory.messages.map((message, index) =>
-          index === first ? h0.codec.encode([{ ...action.action, arguments: { code } }]) : message,
-        );
-        expect(() => policy.follow(context, forged), task.id).toThrow(/no branches of the oracle plan lead to turn 1/);
-        expect(() => policy.follow(context, forged, { rerenderedFrom: h0 }), task.id).not.toThrow();
-        checked += 1;
-      }
-      expect(checked).toBe(6);
+        return h0.codec.encode([{ ...action.action, arguments: { code } }]);
+      });
     } finally {
       await environment.close();
     }

@@ -2,13 +2,12 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type AttemptRunner, inProcessRunner } from '../attempt-runner.js';
 import { InfrastructureError } from '../errors.js';
 import type { Harness } from '../harness.js';
 import type { Policy } from '../policy.js';
 import { readTrajectories } from '../run-store.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../testing/index.js';
-import { policy, recordingTrainer, run, variant } from './__fixtures__/rescue-run.js';
+import { policy, recordingRunner, recordingTrainer, run, variant } from './__fixtures__/rescue-run.js';
 import type { RescueRouter } from './router.js';
 import { train } from './train-loop.js';
 import { policySnapshotSteps, readPolicySnapshot, readStepMetrics } from './train-store.js';
@@ -185,15 +184,8 @@ describe('the training loop', () => {
   });
 
   it("runs the evaluations under H0 on the run's attempt runner too, with attempt ids of their own", async () => {
-    const ids: string[] = [];
-    const inner = inProcessRunner(2);
-    const recording: AttemptRunner = {
-      id: 'recording',
-      run: (batch) => {
-        ids.push(...batch.requests.map((request) => request.attemptId));
-        return inner.run(batch);
-      },
-    };
+    const recording = recordingRunner();
+    const { ids } = recording;
     const routed = await run('h0-resample', {}, undefined, recordingTrainer(), recording);
     const here = await run('h0-resample');
     expect(routed.summary.evals).toEqual(here.summary.evals);
@@ -209,15 +201,8 @@ describe('the training loop', () => {
   });
 
   it('leaves out the evaluation before the first step when asked, and has no baseline then', async () => {
-    const ids: string[] = [];
-    const inner = inProcessRunner(2);
-    const recording: AttemptRunner = {
-      id: 'recording',
-      run: (batch) => {
-        ids.push(...batch.requests.map((request) => request.attemptId));
-        return inner.run(batch);
-      },
-    };
+    const recording = recordingRunner();
+    const { ids } = recording;
     const { summary } = await run('h0-resample', { evalBefore: false }, undefined, recordingTrainer(), recording);
     expect(summary.evals.map((point) => point.step)).toEqual([2]);
     expect(summary.initialEvalUnderH0).toBeNull();

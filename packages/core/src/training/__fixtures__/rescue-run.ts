@@ -5,7 +5,7 @@ import type { Harness } from '../../harness.js';
 import type { HarnessSpec } from '../../harness-spec.js';
 import type { Policy } from '../../policy.js';
 import { callTool, createCounterEnvironment, createPlainHarness } from '../../testing/index.js';
-import type { AttemptRunner } from '../../attempt-runner.js';
+import { type AttemptRunner, inProcessRunner } from '../../attempt-runner.js';
 import type { RescueRouter } from '../router.js';
 import { train } from '../train-loop.js';
 import type { ScoredGroup, Trainer } from '../trainer.js';
@@ -94,4 +94,18 @@ export async function run(
     ...(runner ? { runner } : {}),
   });
   return { summary, trainer, dir };
+}
+
+/** An in-process attempt runner that records the attempt ids it is handed. */
+export function recordingRunner(): AttemptRunner & { ids: string[] } {
+  const inner = inProcessRunner(2);
+  const ids: string[] = [];
+  return {
+    id: 'recording',
+    ids,
+    run: (batch) => {
+      ids.push(...batch.requests.map((request) => request.attemptId));
+      return inner.run(batch);
+    },
+  };
 }
