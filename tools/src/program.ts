@@ -11,6 +11,7 @@ import { runReport } from './commands/report.js';
 import { defaultStudyReps, runReproduce } from './commands/reproduce.js';
 import { runServe } from './commands/serve.js';
 import { runWorker } from './commands/worker.js';
+import { failureRankerOption } from './diagnosis.js';
 import { environmentNames } from './environments.js';
 import {
   addModelOptions,
@@ -195,6 +196,7 @@ export function createProgram(): Command {
       '--rescue-memory',
       "harness-s runs with adaptive profiles: the router remembers what each rescue gave (as train's --rescue-memory)",
     )
+    .addOption(failureRankerOption())
     .option('--no-report', 'skip the HTML report')
     .option('--quiet', 'no progress output')
     .action(async (flags) => {

@@ -41,6 +41,7 @@ export const RescueStudyFile = z.object({
   carryOver: z.number(),
   profileK: z.number().int().optional(),
   profiles: z.string().optional(),
+  failureRanker: z.number().optional(),
   stages: z.array(
     z.object({
       step: z.number().int(),

@@ -2,6 +2,7 @@ import { defaultCarryOver } from '@harness-s/router';
 import { type Command, Option } from 'commander';
 import { runProfile } from './commands/profile.js';
 import { runRescueStudy } from './commands/rescue-study.js';
+import { failureRankerOption } from './diagnosis.js';
 import { environmentNames } from './environments.js';
 import {
   appworldUrlOption,
@@ -84,6 +85,7 @@ export function addRouterCommands(program: Command): void {
       defaultCarryOver,
     )
     .option('--profile-k <n>', 'attempts per validation task when anchoring', integer('--profile-k', 1), 2)
+    .addOption(failureRankerOption())
     .option('--seed <n>', "seed of the study's draws (default: the run's seed)", integer('--seed', 0))
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
     .option(

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { runExport } from './commands/export.js';
 import { runTrain } from './commands/train.js';
+import { failureRankerOption } from './diagnosis.js';
 import { environmentNames } from './environments.js';
 import {
   addModelOptions,
@@ -99,6 +100,7 @@ export function addTrainingCommands(program: Command): void {
       '--rescue-memory',
       'adaptive router: when a task fails again, try first what rescued it and last what only failed it',
     )
+    .addOption(failureRankerOption())
     .option('--profiles <dir>', 'initial behaviour profiles (default: anchored on the initial policy)')
     .option(
       '--llm-ranker <model@url...>',

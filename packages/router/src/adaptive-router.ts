@@ -16,8 +16,10 @@ import {
   ProfileStatsRanker,
   type Ranker,
   type RankPurpose,
+  SimilarFailureRanker,
   SimilarTaskRanker,
 } from './rankers.js';
+import { type Diagnose, failureSignatures, sumSignatures } from './signatures.js';
 import { topK, voteRankings } from './voting.js';
 
 /** How much of the earlier anchors' evidence a re-anchoring keeps unless told otherwise. */
@@ -26,8 +28,17 @@ export const defaultCarryOver = 0.5;
 export interface AdaptiveRouterOptions {
   /** Profiles to start from; when absent they are anchored on the policy before the first step. */
   profiles?: ProfileSet;
-  /** Default: the profile-statistics and the similar-task rankers, weight 1 each. */
+  /**
+   * Default: the profile-statistics and the similar-task rankers, weight 1 each, and with
+   * `diagnose` the similar-failure ranker.
+   */
   rankers?: Ranker[];
+  /**
+   * Reads a failed attempt's failure signatures. Given, (re-)anchoring records how H0 failed each
+   * validation task, and a rescue request's failed attempts are read the same way, for the
+   * similar-failure ranker.
+   */
+  diagnose?: Diagnose;
   /** Votes fall off as decay^rank (default 0.7). */
   decay?: number;
   /** `adaptive` re-anchors profiles every `reanchorEvery` steps; `fixed` keeps the first ones. */
@@ -116,7 +127,11 @@ export class AdaptiveRouter implements RescueRouter {
 
   constructor(private readonly options: AdaptiveRouterOptions = {}) {
     this.profiles = options.profiles ?? null;
-    this.rankers = options.rankers ?? [new ProfileStatsRanker(), new SimilarTaskRanker()];
+    this.rankers = options.rankers ?? [
+      new ProfileStatsRanker(),
+      new SimilarTaskRanker(),
+      ...(options.diagnose ? [new SimilarFailureRanker()] : []),
+    ];
     this.decay = options.decay ?? 0.7;
     this.mode = options.mode ?? 'adaptive';
     this.reanchorEvery = options.reanchorEvery ?? 4;
@@ -185,6 +200,7 @@ export class AdaptiveRouter implements RescueRouter {
           }
         : {}),
       ...(context.signal ? { signal: context.signal } : {}),
+      ...(this.options.diagnose ? { diagnose: this.options.diagnose } : {}),
     });
     const profiles = this.profiles ? carryOverProfiles(this.profiles, fresh, this.carryOver) : fresh;
     this.profiles = this.options.summarize ? await this.options.summarize(profiles) : profiles;
@@ -193,16 +209,20 @@ export class AdaptiveRouter implements RescueRouter {
   }
 
   /** Every candidate for the task (H0 and the variants), best first, by the weighted vote. */
-  async order(task: Task, candidates?: readonly string[], purpose: RankPurpose = 'route'): Promise<string[]> {
+  async order(
+    task: Task,
+    candidates?: readonly string[],
+    purpose: RankPurpose = 'route',
+    failures?: Readonly<Record<string, number>>,
+  ): Promise<string[]> {
     const profiles = this.profiles;
     if (!profiles) throw new ConfigError('the router has no profiles yet', { code: 'no-profiles' });
     const all = candidates ?? [profiles.h0.harnessId, ...profiles.variants.map((profile) => profile.harnessId)];
+    const request = { task, profiles, candidates: all, purpose, ...(failures ? { failures } : {}) };
     const rankings = await Promise.all(
-      this.rankers.map(async (ranker) => ({
-        rankerId: ranker.id,
-        weight: ranker.weight,
-        ranking: await ranker.rank({ task, profiles, candidates: all, purpose }),
-      })),
+      this.rankers
+        .filter((ranker) => ranker.appliesTo?.(request) ?? true)
+        .map(async (ranker) => ({ rankerId: ranker.id, weight: ranker.weight, ranking: await ranker.rank(request) })),
     );
     return voteRankings(rankings, all, this.decay).order;
   }
@@ -224,13 +244,29 @@ export class AdaptiveRouter implements RescueRouter {
   }
 
   async select(request: RescueRequest): Promise<string[]> {
+    const diagnose = this.options.diagnose;
+    const failures =
+      diagnose && request.failures
+        ? sumSignatures((await failureSignatures(request.failures, diagnose)).values())
+        : undefined;
+    return this.rescueSet(request, failures);
+  }
+
+  /**
+   * The rescue set for a request whose failed attempts are already read: `failures` counts them by
+   * failure signature (`failureSignatures`), as `select` does with the router's `diagnose`.
+   */
+  async rescueSet(
+    request: Omit<RescueRequest, 'failures'>,
+    failures?: Readonly<Record<string, number>>,
+  ): Promise<string[]> {
     const profiles = this.profiles;
     if (!profiles) throw new ConfigError('the router has no profiles yet', { code: 'no-profiles' });
     const poolIds = new Set(request.pool.map((spec) => spec.id));
     const candidates = profiles.variants.map((profile) => profile.harnessId).filter((id) => poolIds.has(id));
     // Pool members without a profile (added after anchoring) rank last, in id order.
     const unprofiled = [...poolIds].filter((id) => !candidates.includes(id)).sort();
-    const order = [...(await this.order(request.task, candidates, 'rescue')), ...unprofiled];
+    const order = [...(await this.order(request.task, candidates, 'rescue', failures)), ...unprofiled];
     return topK(reorderByRescues(order, this.rescues[request.task.id]), request.count, profiles.h0.harnessId);
   }
 

@@ -6,5 +6,6 @@ export * from './profile-tasks.js';
 export * from './profiles.js';
 export * from './rankers.js';
 export * from './rescue-study.js';
+export * from './signatures.js';
 export * from './summaries.js';
 export * from './voting.js';

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,5 +31,24 @@ describe('profile store', () => {
     await mkdir(join(dir, 'empty'));
     await expect(readProfiles(join(dir, 'empty'))).rejects.toThrow(/empty holds no profiles\.json \(written by/);
     await expect(readProfiles(join(dir, 'nowhere'))).rejects.toThrow(/nowhere does not exist/);
+  });
+
+  it('keeps how H0 failed each validation task, and sums it up in the readable summary', async () => {
+    const failures: Record<string, Record<string, number>> = {
+      a: { 'answer-formatting': 1 },
+      b: { 'answer-formatting': 1.5, 'error-recovery': 2 },
+    };
+    const recorded = {
+      ...profiles,
+      tasks: profiles.tasks.map((task) => ({ ...task, h0Failures: failures[task.id] ?? {} })),
+    };
+    await writeProfiles(join(dir, 'failures'), recorded);
+    expect(await readProfiles(join(dir, 'failures'))).toEqual(recorded);
+    const summary = await readFile(join(dir, 'failures', 'summary.md'), 'utf8');
+    expect(summary).toContain("## How H0's attempts failed");
+    expect(summary).toContain('| answer-formatting | 2.5 | 2 |\n| error-recovery | 2 | 1 |');
+    // Profiles that recorded nothing say nothing about it.
+    await writeProfiles(join(dir, 'plain'), profiles);
+    expect(await readFile(join(dir, 'plain', 'summary.md'), 'utf8')).not.toContain('How H0');
   });
 });

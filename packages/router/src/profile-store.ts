@@ -3,6 +3,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, parseWith, readJson, writeJsonAtomic } from '@harness-s/core';
 import { ProfileSet } from './profiles.js';
+import { sumSignatures } from './signatures.js';
 
 /** Writes `profiles.json` and a readable `summary.md` into a folder. */
 export async function writeProfiles(dir: string, profiles: ProfileSet): Promise<void> {
@@ -20,8 +21,30 @@ export async function writeProfiles(dir: string, profiles: ProfileSet): Promise<
         `| ${profile.harnessId} | ${profile.direction ?? '-'} | ${(profile.successRate * 100).toFixed(1)}% | ${profile.helps.length} | ${profile.hurts.length} | ${profile.summary.replaceAll('|', '/')} | ${profile.summaryBy} |`,
     ),
     '',
+    ...h0FailureLines(profiles),
   ];
   await writeFile(join(dir, 'summary.md'), lines.join('\n'));
+}
+
+/** How H0's attempts failed the validation tasks, by failure signature, when profiling recorded it. */
+function h0FailureLines(profiles: ProfileSet): string[] {
+  const recorded = profiles.tasks.filter((task) => task.h0Failures !== undefined);
+  if (recorded.length === 0) return [];
+  const attempts = sumSignatures(recorded.map((task) => task.h0Failures));
+  const tasks = (signature: string) => recorded.filter((task) => (task.h0Failures?.[signature] ?? 0) > 0).length;
+  const rows = Object.entries(attempts).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+  return [
+    "## How H0's attempts failed",
+    '',
+    ...(rows.length === 0
+      ? ['H0 failed no attempt.']
+      : [
+          '| failure signature | failed attempts | tasks |',
+          '|---|---|---|',
+          ...rows.map(([signature, count]) => `| ${signature} | ${Number(count.toFixed(2))} | ${tasks(signature)} |`),
+        ]),
+    '',
+  ];
 }
 
 /** Reads and validates `profiles.json` from a folder (or the file itself). */

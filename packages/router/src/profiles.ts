@@ -10,6 +10,7 @@ import {
   type TaskResult,
 } from '@harness-s/core';
 import { z } from 'zod';
+import { addSignatures, type Diagnose, failureSignatures } from './signatures.js';
 
 /** Attempts and successes of one harness on one validation task. */
 export const TaskOutcome = z.object({
@@ -61,6 +62,13 @@ export const ProfiledTask = z.object({
   id: z.string(),
   text: z.string(),
   features: z.array(z.string()),
+  /**
+   * How H0's attempts on it failed: per failure signature (a repair direction, from the
+   * `diagnose` profiling was given), the failed attempts that showed it, summed over anchors
+   * (earlier ones at the carry-over discount, so what was seen while H0 failed the task still
+   * counts once the policy has learned it). Absent when profiling diagnosed nothing.
+   */
+  h0Failures: z.record(z.string(), z.number().nonnegative()).optional(),
 });
 export type ProfiledTask = z.infer<typeof ProfiledTask>;
 
@@ -212,7 +220,12 @@ export function carryOverProfiles(previous: ProfileSet, fresh: ProfileSet, disco
       ),
     );
   };
-  return { ...fresh, h0: rebuild(fresh.h0), variants: fresh.variants.map(rebuild) };
+  const earlierTasks = new Map(previous.tasks.map((task) => [task.id, task]));
+  const tasks = fresh.tasks.map((task) => {
+    const failures = addSignatures(task.h0Failures, earlierTasks.get(task.id)?.h0Failures, discount);
+    return failures ? { ...task, h0Failures: failures } : task;
+  });
+  return { ...fresh, tasks, h0: rebuild(fresh.h0), variants: fresh.variants.map(rebuild) };
 }
 
 /** A harness's counts on each task times H0's failure rate there (on the same anchor). */
@@ -248,6 +261,8 @@ export interface BuildProfilesOptions<T extends Task> {
   onHarness?: (harnessId: string, done: number, total: number) => void;
   /** Stops the profiling (its attempts end as interrupted, and it rejects). */
   signal?: AbortSignal;
+  /** Reads H0's failed attempts: each validation task's `h0Failures`, for the similar-failure ranker. */
+  diagnose?: Diagnose;
 }
 
 const outcomesOf = (perTask: readonly TaskResult[]): Record<string, TaskOutcome> =>
@@ -284,15 +299,20 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
         : {}),
       ...(signal ? { signal } : {}),
     });
-    const { summary } = await evaluated.catch((error: unknown) => {
+    const { summary, trajectories } = await evaluated.catch((error: unknown) => {
       stop.abort(error);
       throw error;
     });
     done += 1;
     options.onHarness?.(harness.spec.id, done, harnesses.length);
-    return outcomesOf(summary.perTask);
+    return { outcomes: outcomesOf(summary.perTask), trajectories: harness === options.h0 ? trajectories : [] };
   });
-  const [h0Outcomes = {}, ...variantOutcomes] = results;
+  const [h0Result, ...variantResults] = results;
+  const h0Outcomes = h0Result?.outcomes ?? {};
+  const variantOutcomes = variantResults.map((result) => result.outcomes);
+  const signatures = options.diagnose
+    ? await failureSignatures(h0Result?.trajectories ?? [], options.diagnose)
+    : undefined;
   return {
     schemaVersion: 1,
     env: options.environment.id,
@@ -300,7 +320,12 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
     anchoredAtStep: options.step ?? 0,
     k: options.k,
     seed: options.seed,
-    tasks: options.tasks.map((task) => ({ id: task.id, text: task.instruction, features: taskFeatures(task) })),
+    tasks: options.tasks.map((task) => ({
+      id: task.id,
+      text: task.instruction,
+      features: taskFeatures(task),
+      ...(signatures ? { h0Failures: signatures.get(task.id) ?? {} } : {}),
+    })),
     h0: profileFrom(options.h0, h0Outcomes, h0Outcomes, options.tasks),
     variants: options.pool.map((harness, index) =>
       profileFrom(harness, variantOutcomes[index] ?? {}, h0Outcomes, options.tasks),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ChatFunction } from './chat.js';
 import { LexicalIndex } from './lexical.js';
 import { type HarnessProfile, outcomeRate, type ProfileSet, type TaskOutcome, taskFeatures } from './profiles.js';
+import { signatureSimilarity } from './signatures.js';
 
 /**
  * Why harnesses are ranked. `rescue`: the task failed every attempt under H0, so what counts is how
@@ -19,6 +20,11 @@ export interface RankRequest {
   candidates: readonly string[];
   /** Default `route`. */
   purpose?: RankPurpose;
+  /**
+   * For rescue, how the task's attempts under H0 failed: per failure signature, the failed
+   * attempts that showed it (`failureSignatures`). Absent when the router was given no diagnosis.
+   */
+  failures?: Readonly<Record<string, number>>;
 }
 
 export interface Ranker {
@@ -26,6 +32,8 @@ export interface Ranker {
   /** The ranker's weight in the vote. */
   readonly weight: number;
   rank(request: RankRequest): Promise<string[]>;
+  /** Whether it has anything to go on for this request; a ranker that has not sits the vote out. */
+  appliesTo?(request: RankRequest): boolean;
 }
 
 const allProfiles = (profiles: ProfileSet): HarnessProfile[] => [profiles.h0, ...profiles.variants];
@@ -193,6 +201,32 @@ export class ProfileStatsRanker implements Ranker {
 }
 
 /**
+ * Scores candidates by their evidence on some validation tasks, each counted by its similarity to
+ * the task at hand (the nearest fully, the others by how close they come) and, for rescue, by H0's
+ * failures there.
+ */
+function rankByNeighbours(
+  { profiles, candidates, purpose }: RankRequest,
+  nearest: ReadonlyArray<{ id: string; similarity: number }>,
+): string[] {
+  const nearestIds = nearest.map((neighbour) => neighbour.id);
+  const counts = taskWeights(profiles, nearestIds, purpose);
+  const conditioned = conditionsOnFailure(profiles, nearestIds, purpose ?? 'route');
+  const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
+  const closest = Math.max(1e-6, ...nearest.map((neighbour) => neighbour.similarity));
+  const score = (id: string): number => {
+    const profile = byId.get(id);
+    if (!profile) return 0;
+    return shrunkRate(
+      nearest.map((neighbour) =>
+        evidenceItem(profile, neighbour.id, (neighbour.similarity + 1e-6) / closest, counts, conditioned),
+      ),
+    );
+  };
+  return byScore(candidates, score);
+}
+
+/**
  * Ranks by outcomes on similar tasks: the nearest validation tasks by TF-IDF over the task text,
  * and each harness's success on them, weighted by similarity (and, for rescue, by H0's failure
  * rate on each neighbour).
@@ -206,27 +240,70 @@ export class SimilarTaskRanker implements Ranker {
     readonly neighbours = 5,
   ) {}
 
-  async rank({ task, profiles, candidates, purpose }: RankRequest): Promise<string[]> {
+  async rank(request: RankRequest): Promise<string[]> {
+    const { task, profiles } = request;
     if (this.index?.profiles !== profiles) this.index = { profiles, lexical: new LexicalIndex(profiles.tasks) };
-    const nearest = this.index.lexical.nearest(task.instruction, this.neighbours, task.id);
-    const nearestIds = nearest.map((neighbour) => neighbour.id);
-    const counts = taskWeights(profiles, nearestIds, purpose);
-    const conditioned = conditionsOnFailure(profiles, nearestIds, purpose ?? 'route');
-    const byId = new Map(allProfiles(profiles).map((profile) => [profile.harnessId, profile]));
-    // Relative similarity: the nearest neighbour counts fully, the others by how close they come.
-    const closest = Math.max(1e-6, ...nearest.map((neighbour) => neighbour.similarity));
-    const score = (id: string): number => {
-      const profile = byId.get(id);
-      if (!profile) return 0;
-      return shrunkRate(
-        nearest.map((neighbour) =>
-          evidenceItem(profile, neighbour.id, (neighbour.similarity + 1e-6) / closest, counts, conditioned),
-        ),
-      );
-    };
-    return byScore(candidates, score);
+    return rankByNeighbours(request, this.index.lexical.nearest(task.instruction, this.neighbours, task.id));
   }
 }
+
+/**
+ * Ranks by outcomes on the validation tasks that H0 failed the same way: the task's failed
+ * attempts and each validation task's failures under H0 are counted by failure signature (the
+ * repair direction each failure shows), and the nearest tasks by cosine similarity of those counts
+ * weigh each harness's rescue evidence, as `SimilarTaskRanker` weighs text neighbours. A task whose
+ * answers came back in the wrong form is rescued by what rescued the validation tasks whose answers
+ * did, whatever their wording or category. It sits the vote out unless the router was given a
+ * diagnosis and some validation task failed under H0 the same way (rescue only).
+ */
+export class SimilarFailureRanker implements Ranker {
+  readonly id = 'similar-failures';
+
+  constructor(
+    readonly weight = 1,
+    readonly neighbours = 5,
+  ) {}
+
+  /** Whether some validation task failed under H0 the way this task's attempts did. */
+  appliesTo(request: RankRequest): boolean {
+    return this.nearest(request).length > 0;
+  }
+
+  async rank(request: RankRequest): Promise<string[]> {
+    const nearest = this.nearest(request);
+    return nearest.length > 0 ? rankByNeighbours(request, nearest) : [];
+  }
+
+  private nearest({ failures, profiles, task }: RankRequest) {
+    return failures ? nearestByFailures(failures, profiles.tasks, this.neighbours, task.id) : [];
+  }
+}
+
+/**
+ * The `count` tasks most similar to `failures` by failure signature (any similarity above 0, `skip`
+ * left out), and every task tied with the last of them: with few signatures many tasks fail
+ * alike, and cutting among equals by id would be arbitrary.
+ */
+export function nearestByFailures(
+  failures: Readonly<Record<string, number>>,
+  tasks: ReadonlyArray<{ id: string; h0Failures?: Readonly<Record<string, number>> | undefined }>,
+  count: number,
+  skip?: string,
+): Array<{ id: string; similarity: number }> {
+  const similar = tasks
+    .map((item) => ({ id: item.id, similarity: signatureSimilarity(failures, item.h0Failures) }))
+    .filter((neighbour) => neighbour.similarity > 0 && neighbour.id !== skip)
+    .sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : 1));
+  const cut = similar[count - 1]?.similarity;
+  return cut === undefined ? similar : similar.filter((neighbour) => neighbour.similarity >= cut - 1e-12);
+}
+
+/** Signature counts as text, most frequent first: `answer-formatting: 8, error-recovery: 2`. */
+const signatureText = (counts: Readonly<Record<string, number>>): string =>
+  Object.entries(counts)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([signature, count]) => `${signature}: ${count}`)
+    .join(', ');
 
 /** The answer an LLM ranker must give. */
 export const LlmRanking = z.object({ ranking: z.array(z.string()).min(1) });
@@ -277,6 +354,9 @@ export class LlmRanker implements Ranker {
         ? [
             'Every attempt at this task under the base harness H0 failed: rank the harnesses most likely to solve it where H0 fails.',
           ]
+        : []),
+      ...(request.failures && Object.keys(request.failures).length > 0
+        ? [`How those attempts failed (repair direction: attempts): ${signatureText(request.failures)}`]
         : []),
       `Task features: ${taskFeatures(task).join(', ') || 'none'}`,
       'Candidates (id: profile):',

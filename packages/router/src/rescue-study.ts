@@ -13,6 +13,7 @@ import {
 import { AdaptiveRouter } from './adaptive-router.js';
 import { buildProfiles, carryOverProfiles, type ProfileSet } from './profiles.js';
 import type { Ranker } from './rankers.js';
+import { type Diagnose, failureSignatures, sumSignatures } from './signatures.js';
 
 /**
  * The ways of rescuing an all-failed H0 group that a study compares, all on the same failed groups
@@ -56,6 +57,8 @@ export interface RescueStudyOptions<T extends Task> {
   profileK?: number;
   rankers?: Ranker[];
   decay?: number;
+  /** Reads failed attempts for the similar-failure ranker (see `AdaptiveRouterOptions.diagnose`). */
+  diagnose?: Diagnose;
   concurrency: number;
   maxInfraRetries?: number;
   /** Stops the study (its attempts end as interrupted, and it rejects). */
@@ -155,6 +158,7 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
       step,
       onHarness: (_id, done, total) => options.onProgress?.('anchor', done, total),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.diagnose ? { diagnose: options.diagnose } : {}),
     });
     adaptiveProfiles = carryOverProfiles(options.initialProfiles, fresh, options.carryOver ?? 0.5);
   }
@@ -172,12 +176,15 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
   const cases = options.tasks.flatMap((task) => Array.from({ length: reps }, (_, rep) => ({ task, rep })));
   const baseJobs = cases.flatMap((item) => Array.from({ length: k }, (_, index) => ({ item, index })));
   let baseDone = 0;
-  // Only what each attempt came to is kept: thousands of whole trajectories would hold their transcripts.
+  // Only what each attempt came to is kept (and how it failed, read at once): thousands of whole
+  // trajectories would hold their transcripts.
+  const diagnose = options.diagnose;
   const base = await mapConcurrent(baseJobs, concurrency, async ({ item, index }) => {
     const trajectory = await attempt(item.task, h0, [item.rep, 'base', index], index);
     baseDone += 1;
     options.onProgress?.('groups', baseDone, baseJobs.length);
-    return { scored: isScored(trajectory), success: solved(trajectory) };
+    const signatures = diagnose ? (await failureSignatures([trajectory], diagnose)).get(trajectory.taskId) : undefined;
+    return { scored: isScored(trajectory), success: solved(trajectory), signatures };
   });
   const groups = cases.map((item, caseIndex) => ({
     ...item,
@@ -192,9 +199,13 @@ export async function studyRescue<T extends Task>(options: RescueStudyOptions<T>
   const specs = pool.map((harness) => harness.spec);
   const half = Math.max(1, Math.floor(m / 2));
   const selections = await Promise.all(
-    failed.map(async ({ task, rep }) => {
+    failed.map(async ({ task, rep, outcomes }) => {
+      const failures = diagnose ? sumSignatures(outcomes.map((outcome) => outcome.signatures)) : undefined;
       const request = (router: AdaptiveRouter) =>
-        router.select({ task, pool: specs, count: m, step, random: new Random(deriveSeed(seed, step, task.id, rep)) });
+        router.rescueSet(
+          { task, pool: specs, count: m, step, random: new Random(deriveSeed(seed, step, task.id, rep)) },
+          failures,
+        );
       return { adaptive: await request(adaptive), fixed: await request(fixed) };
     }),
   );

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '@harness-s/core';
 import { buildProfiles, chooseProfileTasks, type ProfileSet, writeProfiles } from '@harness-s/router';
 import { checkCodeLanguage, resolveBase } from '../base-harness.js';
+import { builtInDiagnosis } from '../diagnosis.js';
 import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -65,6 +66,8 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
       concurrency: flags.concurrency,
       onHarness: (id, done, total) => log(`profiled ${id} (${done}/${total})`),
       signal: interrupts.signal,
+      // How H0 failed each validation task, for a router with the similar-failure ranker.
+      diagnose: builtInDiagnosis(flags.env, h0.spec),
     }).catch((error: unknown) => {
       throw interrupts.explain(error, 'no profiles were written; run the same command again');
     });

@@ -54,8 +54,16 @@ describe('harness-s reproduce, continued in its folder', () => {
     const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8'));
     await writeJsonAtomic(join(out, 'config.json'), { ...config, router: { rescueMemory: true } });
     await expect(runReproduce({ out, quick: true, envs: ['dbbench'], concurrency: 1, quiet: true })).rejects.toThrow(
-      /other router settings \(--rescue-memory\) \(.*\): router\.rescueMemory: true then, false now/,
+      /other router settings \(--rescue-memory, --failure-ranker\) \(.*\): router\.rescueMemory: true then, false now/,
     );
+    // A router setting added later is recorded only when set, so a folder from before it continues.
+    await writeJsonAtomic(join(out, 'config.json'), { ...config, router: { rescueMemory: false } });
+    await expect(
+      refuseOtherSettings(out, { budgets, policy, router: { rescueMemory: false } }),
+    ).resolves.toBeUndefined();
+    await expect(
+      refuseOtherSettings(out, { budgets, policy, router: { rescueMemory: false, failureRanker: 2 } }),
+    ).rejects.toThrow(/router\.failureRanker/);
   });
 
   it('lets a continued run add an environment, and compares the budgets of those both have', async () => {

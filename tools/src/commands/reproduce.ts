@@ -7,6 +7,7 @@ import { parseDatabaseUrl } from '@harness-s/env-dbbench';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
+import { builtInDiagnosis, failureRankerWeight } from '../diagnosis.js';
 import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
 import { duration } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -59,6 +60,8 @@ export interface ReproduceFlags extends SimulatedSettingsFlags {
   studySteps?: number[];
   /** Harness-s runs with adaptive profiles remember what each rescue gave. */
   rescueMemory?: boolean;
+  /** `--failure-ranker [weight]`: the routers also rank by how H0 failed (bare: the default weight). */
+  failureRanker?: number | boolean;
   report?: boolean;
   quiet?: boolean;
 }
@@ -142,6 +145,8 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
       seed: 0,
       concurrency: options.concurrency,
       signal: options.signal,
+      // How H0 failed each validation task, for runs with the similar-failure ranker.
+      diagnose: builtInDiagnosis(env, (await resolveHarness(env, 'h0')).spec),
     });
     await writeProfiles(profilesDir, profiles);
     log(`${env}: pool of ${pool.length} variants; profiles anchored on the initial policy`);
@@ -224,7 +229,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   }
   const studyAt = flags.studySteps ? [...new Set(flags.studySteps)].sort((a, b) => a - b) : undefined;
   const policy = new SimulatedPolicy(sim).describe();
-  const router = { rescueMemory: Boolean(flags.rescueMemory) };
+  const failureRanker = failureRankerWeight(flags.failureRanker);
+  // Recorded only when set, so that folders started before the flag existed continue.
+  const router = { rescueMemory: Boolean(flags.rescueMemory), ...(failureRanker ? { failureRanker } : {}) };
   await refuseOtherSettings(root, { budgets, policy, router });
   const scope = await joinEarlierScope(root, { envs, seeds, budgets, createdAt: new Date().toISOString() });
   await writeJsonAtomic(join(root, 'config.json'), {
@@ -316,6 +323,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
           environmentOptions: where,
           sim,
           ...(router.rescueMemory ? { rescueMemory: true } : {}),
+          ...(failureRanker ? { failureRanker } : {}),
           ...(studyReps && method === 'harness-s' && variant === 'main'
             ? { rescueStudy: { reps: studyReps, ...(studyAt ? { steps: studyAt } : {}) } }
             : {}),

@@ -74,6 +74,31 @@ describe('harness-s rescue-study', () => {
     expect(html).toMatch(new RegExp(`steps 2</td><td class="num">1</td><td class="num">${later?.allFailed}</td>`));
   });
 
+  it('studies with the similar-failure ranker in both routers when asked, and records its weight', async () => {
+    // One variant of two per rescue, so that the ranking decides.
+    const study = (failureRanker: boolean, name: string) =>
+      runRescueStudy({
+        ...flags(),
+        steps: [0],
+        variants: 1,
+        ...(failureRanker ? { failureRanker } : {}),
+        out: join(dir, name),
+      });
+    const plain = await study(false, 'plain.json');
+    const result = await study(true, 'with-failures.json');
+    expect(result.failureRanker).toBe(2);
+    expect(JSON.parse(await readFile(join(dir, 'with-failures.json'), 'utf8')).failureRanker).toBe(2);
+    expect(plain.failureRanker).toBeUndefined();
+    // The same failed groups (the draws do not depend on the routers), rescued by other choices.
+    const [stage] = result.stages;
+    const [plainStage] = plain.stages;
+    expect(stage?.cases.map(({ taskId, rep }) => `${taskId}#${rep}`)).toEqual(
+      plainStage?.cases.map(({ taskId, rep }) => `${taskId}#${rep}`),
+    );
+    const choices = (cases: Array<{ adaptive: string[] }> = []) => cases.map(({ adaptive }) => adaptive.join());
+    expect(choices(stage?.cases)).not.toEqual(choices(plainStage?.cases));
+  });
+
   it('refuses steps the run has no snapshot of, a pool without its variants, and a folder with no run', async () => {
     await expect(runRescueStudy({ ...flags(), steps: [3] })).rejects.toThrow(
       /has no snapshot of step 3 \(it has 0, 1, 2\)/,

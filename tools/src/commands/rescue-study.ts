@@ -17,8 +17,17 @@ import {
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
-import { buildProfiles, type ProfileSet, type RescueStudyStage, readProfiles, studyRescue } from '@harness-s/router';
+import {
+  buildProfiles,
+  type ProfileSet,
+  ProfileStatsRanker,
+  type RescueStudyStage,
+  readProfiles,
+  SimilarTaskRanker,
+  studyRescue,
+} from '@harness-s/router';
 import { z } from 'zod';
+import { builtInDiagnosis, failureRankerWeight, warnWithoutFailures, withFailureRanker } from '../diagnosis.js';
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -39,12 +48,16 @@ export interface StudySettings {
   carryOver: number;
   /** Attempts per validation task when anchoring. */
   profileK: number;
+  /** The similar-failure ranker's weight in both routers' votes; absent: not used. */
+  failureRanker?: number;
   /** Seed of the study's draws (default: the run's seed, so studies of different runs draw apart). */
   seed?: number;
   concurrency: number;
 }
 
-export interface RescueStudyFlags extends EnvironmentOptions, StudySettings {
+export interface RescueStudyFlags extends EnvironmentOptions, Omit<StudySettings, 'failureRanker'> {
+  /** `--failure-ranker [weight]`. */
+  failureRanker?: number | boolean;
   /** The training run whose policy snapshots are studied. */
   run: string;
   pool: string;
@@ -77,6 +90,8 @@ export interface RescueStudyResult {
   seed: number;
   carryOver: number;
   profileK: number;
+  /** The similar-failure ranker's weight, when the routers used it. */
+  failureRanker?: number;
   /** Where the first anchor's profiles came from: a file, or `step 0` (anchored on the run's first policy). */
   profiles: string;
   stages: RescueStudyStage[];
@@ -202,6 +217,11 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
     trainer.restore((await readPolicySnapshot(run.dir, step)).trainer);
     return trainer.policy;
   };
+  // With the similar-failure ranker, anchoring records how H0 failed each validation task.
+  const weight = options.failureRanker;
+  const diagnose = weight === undefined ? undefined : builtInDiagnosis(run.env, h0.spec);
+  if (diagnose && options.initialProfiles)
+    warnWithoutFailures(options.initialProfiles.profiles, options.initialProfiles.source, log);
   let initialProfiles = options.initialProfiles?.profiles;
   if (!initialProfiles) {
     log(`Anchoring the first profiles on the run's step-0 policy (${pool.length + 1} harnesses)`);
@@ -215,6 +235,7 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
       seed: deriveSeed(seed, 'anchor', 0),
       concurrency: options.concurrency,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(diagnose ? { diagnose } : {}),
     });
   }
   log(
@@ -238,6 +259,9 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
       seed,
       carryOver: options.carryOver,
       profileK: options.profileK,
+      ...(diagnose
+        ? { diagnose, rankers: withFailureRanker([new ProfileStatsRanker(), new SimilarTaskRanker()], weight) }
+        : {}),
       concurrency: options.concurrency,
       onProgress: (phase, done, total) => options.onProgress?.(step, phase, done, total),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -260,6 +284,7 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
     seed,
     carryOver: options.carryOver,
     profileK: options.profileK,
+    ...(weight === undefined ? {} : { failureRanker: weight }),
     profiles: options.initialProfiles?.source ?? 'step 0',
     stages,
   };
@@ -299,6 +324,9 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       ...(flags.variants !== undefined ? { variants: flags.variants } : {}),
       carryOver: flags.carryOver,
       profileK: flags.profileK,
+      ...(failureRankerWeight(flags.failureRanker) === undefined
+        ? {}
+        : { failureRanker: failureRankerWeight(flags.failureRanker) }),
       ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
       concurrency: flags.concurrency,
       log,

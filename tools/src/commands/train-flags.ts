@@ -42,6 +42,8 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
   carryOver?: number;
   /** Adaptive router: remember what each rescue gave. */
   rescueMemory?: boolean;
+  /** Adaptive router: the similar-failure ranker's weight (bare: the default). */
+  failureRanker?: number | boolean;
   /** Profiles to start from (otherwise anchored on the initial policy). */
   profiles?: string;
   /** `MODEL@URL` of LLM rankers joining the router's vote. */
@@ -89,6 +91,7 @@ const flagsOfMethods: ReadonlyArray<[keyof TrainFlags, readonly string[]]> = [
   ['profileTasks', ['harness-s']],
   ['carryOver', ['harness-s']],
   ['rescueMemory', ['harness-s']],
+  ['failureRanker', ['harness-s']],
   ['profiles', ['harness-s']],
   ['llmRanker', ['harness-s']],
   ['summarizer', ['harness-s']],

@@ -11,7 +11,7 @@ async function routerProfiles(run: string) {
   const checkpoint = JSON.parse(await readFile(join(run, 'checkpoints', 'latest.json'), 'utf8')) as {
     router: {
       profiles: {
-        tasks: Array<{ id: string; features: string[] }>;
+        tasks: Array<{ id: string; features: string[]; h0Failures?: Record<string, number> }>;
         h0: { outcomes: Record<string, { attempts: number }> };
       };
     };
@@ -72,5 +72,51 @@ describe('train --profile-k and --profile-tasks', () => {
       'note: --profile-tasks 40, but there are 12 validation tasks: profiles are anchored on them all',
     );
     expect((await routerProfiles(join(dir, 'forty'))).tasks).toHaveLength(12);
+  });
+});
+
+describe('train --failure-ranker', () => {
+  let dir = '';
+  let pool = '';
+  const flags = () => ({ env: 'dbbench', method: 'harness-s', steps: 1, k: 2, seed: 1, batchSize: 2, pool, evalK: 1 });
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'train-failure-ranker-'));
+    pool = join(dir, 'pool');
+    await writePool(pool);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("records how H0 failed each validation task in the router's profiles, and the ranker's weight", async () => {
+    const run = join(dir, 'weighted');
+    await runTrain({ ...flags(), failureRanker: 3, concurrency: 4, quiet: true, out: run });
+    const { tasks } = await routerProfiles(run);
+    const failed = tasks.filter((task) => Object.keys(task.h0Failures ?? {}).length > 0);
+    expect(failed.length).toBeGreaterThan(0);
+    // Signatures are the built-in analysis's repair directions, counted per failed attempt (k = 2).
+    const directions = new Set(failed.flatMap((task) => Object.keys(task.h0Failures ?? {})));
+    expect([...directions].every((direction) => /^[a-z]+(-[a-z]+)*$/.test(direction))).toBe(true);
+    expect(
+      failed.every((task) => Object.values(task.h0Failures ?? {}).every((count) => count >= 1 && count <= 2)),
+    ).toBe(true);
+    const config = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as { flags: Record<string, unknown> };
+    expect(config.flags['failureRanker']).toBe(3);
+    // Without it the router reads no failures, and records none.
+    await runTrain({ ...flags(), concurrency: 4, quiet: true, out: join(dir, 'plain') });
+    expect((await routerProfiles(join(dir, 'plain'))).tasks.every((task) => task.h0Failures === undefined)).toBe(true);
+  });
+
+  it('is refused for a method without a router', async () => {
+    await expect(
+      runTrain({
+        ...flags(),
+        method: 'grpo',
+        failureRanker: true,
+        concurrency: 4,
+        quiet: true,
+        out: join(dir, 'grpo'),
+      }),
+    ).rejects.toThrow(/--failure-ranker/);
   });
 });

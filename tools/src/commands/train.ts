@@ -17,6 +17,7 @@ import {
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, pingRedis, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
 import { AdaptiveRouter, type ProfilingProgress, readProfiles } from '@harness-s/router';
+import { builtInDiagnosis, failureRankerWeight, warnWithoutFailures, withFailureRanker } from '../diagnosis.js';
 import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
@@ -144,6 +145,10 @@ export async function runTrain(
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
     anchoring = served && !flags.quiet ? anchoringProgress() : undefined;
+    const failureRanker = failureRankerWeight(flags.failureRanker);
+    const startProfiles = flags.profiles ? await readProfiles(flags.profiles) : undefined;
+    if (failureRanker !== undefined && startProfiles && flags.profiles)
+      warnWithoutFailures(startProfiles, flags.profiles, log);
     const router =
       flags.router === 'random'
         ? new RandomRouter()
@@ -154,8 +159,9 @@ export async function runTrain(
             ...(flags.profileTasks !== undefined ? { profileTasks: flags.profileTasks } : {}),
             ...(flags.carryOver !== undefined ? { carryOver: flags.carryOver } : {}),
             ...(flags.rescueMemory ? { rescueMemory: true } : {}),
-            ...(flags.profiles ? { profiles: await readProfiles(flags.profiles) } : {}),
-            rankers: routerRankers(flags.llmRanker, h0, log),
+            ...(failureRanker === undefined ? {} : { diagnose: builtInDiagnosis(flags.env, h0.spec) }),
+            ...(startProfiles ? { profiles: startProfiles } : {}),
+            rankers: withFailureRanker(routerRankers(flags.llmRanker, h0, log), failureRanker),
             ...(summarize ? { summarize } : {}),
             ...(anchoring ? { onProfiling: anchoring.onProfiling } : {}),
             onAnchor: (profiles) =>

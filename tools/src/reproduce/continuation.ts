@@ -11,7 +11,7 @@ import { ablations, reproduceMethods } from './settings.js';
 const settingsNames: Record<string, string> = {
   policy: 'simulated policy settings',
   budgets: 'budgets (--quick)',
-  router: 'router settings (--rescue-memory)',
+  router: 'router settings (--rescue-memory, --failure-ranker)',
 };
 
 /**

@@ -39,6 +39,8 @@ export interface ReproduceJob {
   sim: Partial<SimulatedPolicyConfig>;
   /** The adaptive router remembers what each rescue gave (`--rescue-memory`). */
   rescueMemory?: boolean;
+  /** The similar-failure ranker's weight in the adaptive router's vote (`--failure-ranker`). */
+  failureRanker?: number;
   /**
    * Harness-s main runs: a rescue study of the trained run, with this many H0 groups per task and
    * step, at these steps (default: first, middle and last).
@@ -147,6 +149,7 @@ export async function runJob(
     variant: job.variant,
     sim: job.sim,
     ...(job.rescueMemory ? { rescueMemory: true } : {}),
+    ...(job.failureRanker ? { failureRanker: job.failureRanker } : {}),
     ...(onStep ? { onStep } : {}),
     ...stoppable,
   });
@@ -233,6 +236,7 @@ async function studyJobRun(
     carryOver: defaultCarryOver,
     profileK: job.budget.profileK,
     profiles,
+    failureRanker: job.failureRanker,
   };
   const label = (step: number) => `${job.env} rescue study seed ${job.seed}, step ${step}`;
   // A file that does not read (torn, older) is studied again.
@@ -257,6 +261,7 @@ async function studyJobRun(
       reps: settings.reps,
       carryOver: settings.carryOver,
       profileK: settings.profileK,
+      ...(settings.failureRanker ? { failureRanker: settings.failureRanker } : {}),
       concurrency: job.concurrency,
       onStage: (stage) => onStep?.(label(stage.step)),
       ...(signal ? { signal } : {}),

@@ -15,7 +15,8 @@ import {
   truncateAfterStep,
 } from '@harness-s/core';
 import { SimulatedGrpoTrainer, SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
-import { AdaptiveRouter, type ProfileSet } from '@harness-s/router';
+import { AdaptiveRouter, type ProfileSet, ProfileStatsRanker, SimilarTaskRanker } from '@harness-s/router';
+import { builtInDiagnosis, withFailureRanker } from '../diagnosis.js';
 import type { TaskSplits } from '../task-splits.js';
 import type { ResultRecord } from './results.js';
 import { breadthAblationShape, type EnvironmentBudget, type ReproduceMethod } from './settings.js';
@@ -36,6 +37,8 @@ export interface TrainOneOptions {
   sim?: Partial<SimulatedPolicyConfig>;
   /** The adaptive router remembers what each rescue gave (see `AdaptiveRouterOptions.rescueMemory`). */
   rescueMemory?: boolean;
+  /** The similar-failure ranker's weight in the adaptive router's vote; absent: not used. */
+  failureRanker?: number;
   /** Told after every training step, with what is training (`dbbench harness-s seed 2, fixed-profiles`). */
   onStep?: (label: string) => void;
   /** Stops the training at its next attempt (its checkpoints kept). */
@@ -150,6 +153,12 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
           profiles: options.initialProfiles,
           mode: variant === 'fixed-profiles' ? 'fixed' : 'adaptive',
           ...(options.rescueMemory ? { rescueMemory: true } : {}),
+          ...(options.failureRanker
+            ? {
+                diagnose: builtInDiagnosis(options.environment.id, options.h0.spec),
+                rankers: withFailureRanker([new ProfileStatsRanker(), new SimilarTaskRanker()], options.failureRanker),
+              }
+            : {}),
           reanchorEvery: budget.reanchorEvery,
           profileK: budget.profileK,
           onAnchor: (profiles) => {

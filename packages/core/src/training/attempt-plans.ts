@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import type { Harness } from '../harness.js';
 import { deriveSeed, Random } from '../random.js';
 import type { Task } from '../task.js';
+import type { Trajectory } from '../trajectory.js';
 import type { RescueRouter } from './router.js';
 import { rescueShape, type TrainConfig } from './train-config.js';
 
@@ -45,8 +46,10 @@ export async function rescuePlans<T extends Task>(options: {
   h0: Harness;
   pool: readonly Harness[];
   router: RescueRouter;
+  /** A slot's failed attempts under H0, handed to the router. */
+  failures?: (slot: number) => readonly Trajectory[];
 }): Promise<AttemptPlan<T>[][]> {
-  const { batch, triggered, config, step, h0, pool, router } = options;
+  const { batch, triggered, config, step, h0, pool, router, failures } = options;
   const shape = rescueShape(config);
   const poolById = new Map(pool.map((harness) => [harness.spec.id, harness]));
   const plans: AttemptPlan<T>[][] = [];
@@ -64,6 +67,7 @@ export async function rescuePlans<T extends Task>(options: {
               count: shape.variants,
               step,
               random: new Random(deriveSeed(config.seed, step, slot, 'route')),
+              ...(failures ? { failures: failures(slot) } : {}),
             })
           ).map((id, index, ids) => {
             const harness = poolById.get(id);

@@ -18,6 +18,11 @@ export interface RescueRequest {
   step: number;
   /** Seeded randomness for this request, so runs repeat. */
   random: Random;
+  /**
+   * The task's failed attempts under H0 (the group rescue replaces), for routers that read how the
+   * policy failed. The training loop always gives them; callers of a router may leave them out.
+   */
+  failures?: readonly Trajectory[];
 }
 
 /** How one harness did in a rescue group. */

@@ -88,9 +88,15 @@ describe('the training loop', () => {
 
   it('tells the router what each rescue gave, in batch order, and checkpoints what it learned', async () => {
     const reports: Array<{ step: number; task: string; outcomes: unknown }> = [];
+    const failuresSeen: Array<{ task: string; ids: string[]; failed: boolean }> = [];
     const router: RescueRouter = {
       id: 'observing',
       async select(request) {
+        failuresSeen.push({
+          task: request.task.id,
+          ids: (request.failures ?? []).map((trajectory) => trajectory.id),
+          failed: (request.failures ?? []).every((trajectory) => trajectory.evaluation?.success === false),
+        });
         return request.pool.slice(0, request.count).map((spec) => spec.id);
       },
       observe(report) {
@@ -111,6 +117,19 @@ describe('the training loop', () => {
     ]);
     const checkpoint = JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8'));
     expect(checkpoint.router).toEqual({ observed: reports.length });
+    // Each request held the failed group it rescues: the task's K attempts under H0, all failed.
+    const recorded = await readTrajectories(dir);
+    const baseOf = (step: number, task: string) =>
+      recorded
+        .filter(({ training }) => training?.groupId === `${step}:${task}` && training.role === 'base')
+        .map(({ id }) => id);
+    expect(failuresSeen.map(({ task, failed }) => ({ task, failed }))).toEqual(
+      reports.map(({ task }) => ({ task, failed: true })),
+    );
+    for (const [index, report] of reports.entries()) {
+      expect(failuresSeen[index]?.ids).toHaveLength(2);
+      expect(failuresSeen[index]?.ids).toEqual(baseOf(report.step, report.task));
+    }
   });
 
   it('keeps the policy of every step, before training included', async () => {

@@ -222,7 +222,16 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     const rescues = config.method === 'harness-s' || config.method === 'h0-resample';
     if (rescues) options.onProgress?.({ step, steps: config.steps, phase: 'rescue' });
     const rescueGroups: AttemptPlan<T>[][] = rescues
-      ? await rescuePlans({ batch, triggered, config, step, h0, pool, router })
+      ? await rescuePlans({
+          batch,
+          triggered,
+          config,
+          step,
+          h0,
+          pool,
+          router,
+          failures: (slot) => groupSlice(slot, base, config.k).filter(isScored),
+        })
       : [];
     const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds);
 
