@@ -86,6 +86,17 @@ export class PolicyError extends HarnessError {
   }
 }
 
+/** A request an HTTP server refuses: the status it answers with, and the message it gives. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
 /** A short, single-line description of any thrown value, for records and observations. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describeError, type Evaluation } from '@harness-s/core';
+import { describeError, type Evaluation, HttpError } from '@harness-s/core';
 import type { z } from 'zod';
 import { apiDoc } from './apps/api-docs.js';
 import { apps } from './apps/index.js';
@@ -24,15 +24,6 @@ export interface AppWorldServer {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const taskInfo = ({ task, spec }: EmbeddedTask): TaskInfoWire => ({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, deriveSeed, type EpisodeContext } from '@harness-s/core';
+import { ConfigError, deriveSeed, type EpisodeContext, HttpError } from '@harness-s/core';
 import {
   type DecisionsToTrain,
   policyTurns,
@@ -45,15 +45,6 @@ export interface SimulatedModelServer {
   readonly policy: SimulatedPolicy;
   readonly updates: readonly AppliedUpdate[];
   close(): Promise<void>;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
