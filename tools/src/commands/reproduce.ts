@@ -135,10 +135,11 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
       });
       pool = await loadPoolHarnesses(poolDir, env);
     }
+    const h0 = await resolveHarness(env, 'h0');
     const profiles = await buildProfiles({
       environment,
       tasks: splits.validation,
-      h0: await resolveHarness(env, 'h0'),
+      h0,
       pool,
       policy: new SimulatedPolicy(options.sim),
       k: budget.profileK,
@@ -146,7 +147,7 @@ async function prepareEnvironment(options: PrepareOptions): Promise<void> {
       concurrency: options.concurrency,
       signal: options.signal,
       // How H0 failed each validation task, for runs with the similar-failure ranker.
-      diagnose: builtInDiagnosis(env, (await resolveHarness(env, 'h0')).spec),
+      diagnose: builtInDiagnosis(env, h0.spec),
     });
     await writeProfiles(profilesDir, profiles);
     log(`${env}: pool of ${pool.length} variants; profiles anchored on the initial policy`);
