@@ -13,10 +13,10 @@ export function addSignatures(
   discount: number,
 ): Record<string, number> | undefined {
   if (!now && !before) return undefined;
-  const sum: Record<string, number> = { ...now };
-  for (const [signature, count] of Object.entries(before ?? {}))
-    sum[signature] = (sum[signature] ?? 0) + discount * count;
-  return sum;
+  const discounted = Object.fromEntries(
+    Object.entries(before ?? {}).map(([signature, n]) => [signature, discount * n]),
+  );
+  return sumSignatures([now, discounted]);
 }
 
 /**

@@ -296,6 +296,7 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
  */
 export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStudyResult> {
   const run = await readStudiedRun(flags.run);
+  const failureRanker = failureRankerWeight(flags.failureRanker);
   // The study replays the simulated policy, which walks the environment's plans.
   const environment = createEnvironment(run.env, { ...environmentOptions(flags), actionsFrom: 'plan' });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(run.env) });
@@ -324,9 +325,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       ...(flags.variants !== undefined ? { variants: flags.variants } : {}),
       carryOver: flags.carryOver,
       profileK: flags.profileK,
-      ...(failureRankerWeight(flags.failureRanker) === undefined
-        ? {}
-        : { failureRanker: failureRankerWeight(flags.failureRanker) }),
+      ...(failureRanker === undefined ? {} : { failureRanker }),
       ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
       concurrency: flags.concurrency,
       log,
