@@ -2,11 +2,11 @@ import type { AttemptRunner, Task } from '@harness-s/core';
 import { inProcessRunner, Random } from '@harness-s/core';
 import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
-import { counterPolicy } from './__fixtures__/counter-policy.js';
+import { counterPolicy, profileCounter } from './__fixtures__/counter-policy.js';
 import { handProfiles, selectTask, variant } from './__fixtures__/hand-profiles.js';
 import { AdaptiveRouter } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
-import { buildProfiles, type HarnessProfile, type ProfileSet } from './profiles.js';
+import type { HarnessProfile } from './profiles.js';
 import { credibleGain, LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker, shrunkRate } from './rankers.js';
 import { maxSummaryChars, summarizeProfiles, summaryPrompt } from './summaries.js';
 
@@ -16,21 +16,7 @@ const policy = counterPolicy(
   (target, harnessId) => harnessId === `good-${target}` || (target === 1 && harnessId !== 'bad'),
 );
 
-async function profiled(): Promise<{ profiles: ProfileSet; tasks: Task[] }> {
-  const { environment } = createCounterEnvironment();
-  const { tasks } = await environment.loadTasks({});
-  const profiles = await buildProfiles({
-    environment,
-    tasks,
-    h0: createPlainHarness(),
-    pool: [variant('good-2'), variant('good-3'), variant('bad')],
-    policy,
-    k: 2,
-    seed: 1,
-    concurrency: 2,
-  });
-  return { profiles, tasks };
-}
+const profiled = () => profileCounter(policy, [variant('good-2'), variant('good-3'), variant('bad')]);
 
 describe('behaviour profiles', () => {
   it('say where a variant helps and where it hurts, against H0, per task and feature', async () => {

@@ -1,10 +1,9 @@
 import { Random, type Task, type Trajectory } from '@harness-s/core';
-import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
-import { counterPolicy } from './__fixtures__/counter-policy.js';
+import { counterPolicy, profileCounter } from './__fixtures__/counter-policy.js';
 import { variant } from './__fixtures__/hand-profiles.js';
 import { AdaptiveRouter } from './adaptive-router.js';
-import { buildProfiles, carryOverProfiles, type ProfileSet } from './profiles.js';
+import { carryOverProfiles, type ProfileSet } from './profiles.js';
 import { LlmRanker, nearestByFailures, SimilarFailureRanker, SimilarTaskRanker } from './rankers.js';
 import { type Diagnose, failureSignatures, signatureSimilarity } from './signatures.js';
 
@@ -19,22 +18,7 @@ const causeOf: Record<string, string> = { 'count-2': 'carry', 'count-3': 'order'
 const diagnose: Diagnose = async (trajectory) => [causeOf[trajectory.taskId] ?? 'other'];
 const pool = [variant('fix-carry'), variant('fix-order'), variant('neither')];
 
-async function profiled(withDiagnosis = true): Promise<{ profiles: ProfileSet; tasks: Task[] }> {
-  const { environment } = createCounterEnvironment();
-  const { tasks } = await environment.loadTasks({});
-  const profiles = await buildProfiles({
-    environment,
-    tasks,
-    h0: createPlainHarness(),
-    pool,
-    policy,
-    k: 2,
-    seed: 1,
-    concurrency: 2,
-    ...(withDiagnosis ? { diagnose } : {}),
-  });
-  return { profiles, tasks };
-}
+const profiled = (withDiagnosis = true) => profileCounter(policy, pool, withDiagnosis ? diagnose : undefined);
 
 const failedAttempt = (taskId: string, success = false) =>
   ({

@@ -1,5 +1,7 @@
-import type { Policy } from '@harness-s/core';
-import { callTool } from '@harness-s/core/testing';
+import type { Harness, Policy, Task } from '@harness-s/core';
+import { callTool, createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
+import { buildProfiles, type ProfileSet } from '../profiles.js';
+import type { Diagnose } from '../signatures.js';
 
 /**
  * A policy for the counter environment that sets the counter right (count-N: N) exactly where
@@ -26,4 +28,29 @@ export function counterPolicy(version: string, solves: (target: number, harnessI
       };
     },
   };
+}
+
+/**
+ * Profiles of `pool` anchored on the counter environment's tasks (count-1 to count-3) under
+ * `policy`, two paired attempts per task; `diagnose`, when given, records how H0 failed.
+ */
+export async function profileCounter(
+  policy: Policy,
+  pool: readonly Harness[],
+  diagnose?: Diagnose,
+): Promise<{ profiles: ProfileSet; tasks: Task[] }> {
+  const { environment } = createCounterEnvironment();
+  const { tasks } = await environment.loadTasks({});
+  const profiles = await buildProfiles({
+    environment,
+    tasks,
+    h0: createPlainHarness(),
+    pool: [...pool],
+    policy,
+    k: 2,
+    seed: 1,
+    concurrency: 2,
+    ...(diagnose ? { diagnose } : {}),
+  });
+  return { profiles, tasks };
 }
