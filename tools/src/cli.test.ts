@@ -170,6 +170,10 @@ describe('harness-s eval and replay', () => {
     expect(config.harness.id).toBe('h0');
     expect(config.policy.theta).toBeDefined();
 
+    // A limit that leaves tasks out runs the first N and reports none of the split's unloadable tasks.
+    const limited = await runEval({ ...base, policy: 'sim', k: 1, seed: 5, limit: 2, out: `${out}-limited` });
+    expect([limited.tasks, limited.unloadable]).toEqual([2, []]);
+
     // Same seed, same numbers.
     const again = await runEval({
       ...base,

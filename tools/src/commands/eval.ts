@@ -67,7 +67,10 @@ export interface EvalFlags extends SimulatedSettingsFlags {
   quiet?: boolean;
 }
 
-/** Keeps the tasks named by `--tasks` and the first `--limit`; unknown ids are an error. */
+/**
+ * Keeps the tasks named by `--tasks` and the first `--limit`; unknown ids are an error. A limit that
+ * leaves tasks out reports no unloadable task: those would not have been run either.
+ */
 function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): TaskSet<T> {
   let tasks = taskSet.tasks;
   let unloadable = taskSet.unloadable;
@@ -80,7 +83,11 @@ function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): Tas
     tasks = tasks.filter((task) => wanted.has(task.id));
     unloadable = unloadable.filter((item) => wanted.has(item.id));
   }
-  if (flags.limit !== undefined) tasks = tasks.slice(0, flags.limit);
+  if (flags.limit !== undefined && tasks.length > flags.limit) {
+    // The split's unloadable tasks are not among the first N that run, so they are not reported.
+    tasks = tasks.slice(0, flags.limit);
+    unloadable = [];
+  }
   return { tasks, unloadable };
 }
 
