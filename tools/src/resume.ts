@@ -15,6 +15,32 @@ const urlFlags = ['db', 'redis', 'baseUrl'];
 const hidden = '***';
 
 /**
+ * Checks, before any work, that `--out` is a new or empty folder or one holding only files the
+ * command itself writes there (`own`), which it may replace; anything else (a run, a pool, the
+ * user's files) is refused, so it is never overwritten.
+ */
+export async function checkOwnFolder(given: string, own: readonly string[], what: string): Promise<void> {
+  const dir = resolve(given);
+  if (!existsSync(dir)) return;
+  if (!statSync(dir).isDirectory())
+    throw new ConfigError(`--out: ${dir} is a file, not a folder`, { code: 'bad-flag' });
+  // A write the command was killed in may have left its temporary file (see writeFileAtomic).
+  const isOwn = (name: string) =>
+    own.some((file) => name === file || (name.startsWith(`${file}.`) && name.endsWith('.tmp')));
+  const foreign = (await readdir(dir)).filter((name) => !isOwn(name));
+  if (foreign.length === 0) return;
+  const holds = foreign.includes('config.json')
+    ? 'a run (config.json)'
+    : foreign.includes('index.json')
+      ? 'a pool (index.json)'
+      : `other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''})`;
+  throw new ConfigError(
+    `--out: ${dir} already holds ${holds}; ${what} go in a new or empty folder, or one that holds only ${own.join(' and ')}`,
+    { code: 'run-exists' },
+  );
+}
+
+/**
  * Checks a run's folder before any work: with `--resume`, that it holds a `command` run (its
  * config.json says so); otherwise, that `--out` is a new or empty folder, so a new run never
  * writes into another run, a pool or a file.

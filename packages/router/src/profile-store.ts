@@ -5,10 +5,13 @@ import { ConfigError, parseWith, readJson, writeJsonAtomic } from '@harness-s/co
 import { ProfileSet } from './profiles.js';
 import { sumSignatures } from './signatures.js';
 
+/** The files a profiles folder holds: what `writeProfiles` writes. */
+export const profileFiles = ['profiles.json', 'summary.md'] as const;
+
 /** Writes `profiles.json` and a readable `summary.md` into a folder. */
 export async function writeProfiles(dir: string, profiles: ProfileSet): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeJsonAtomic(join(dir, 'profiles.json'), profiles);
+  await writeJsonAtomic(join(dir, profileFiles[0]), profiles);
   const lines = [
     `# Behaviour profiles (${profiles.env})`,
     '',
@@ -23,7 +26,7 @@ export async function writeProfiles(dir: string, profiles: ProfileSet): Promise<
     '',
     ...h0FailureLines(profiles),
   ];
-  await writeFile(join(dir, 'summary.md'), lines.join('\n'));
+  await writeFile(join(dir, profileFiles[1]), lines.join('\n'));
 }
 
 /** How H0's attempts failed the validation tasks, by failure signature, when profiling recorded it. */

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, dbbenchH0 } from '@harness-s/harness-dsh';
@@ -104,6 +104,16 @@ describe('harness-s profile --tasks', () => {
     // H0 and the pool's variants, 4 tasks, k 1.
     expect(log).toContain(`on 4 of 12 validation tasks`);
     expect(log).toContain(`paired seeds: ${(profiles.variants.length + 1) * 4} episodes`);
+  });
+
+  it('refuses an --out folder holding a run before profiling, and leaves it as it was', async () => {
+    const out = join(dir, 'a-run');
+    await mkdir(out);
+    await writeFile(join(out, 'config.json'), '{"command":"train"}');
+    await expect(profileLog(out, 1)).rejects.toThrow(
+      /already holds a run \(config\.json\); profiles go in a new or empty folder/,
+    );
+    expect(await readdir(out)).toEqual(['config.json']);
   });
 
   it('says so when asked for more tasks than the validation split has', async () => {

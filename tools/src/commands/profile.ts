@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '@harness-s/core';
-import { buildProfiles, chooseProfileTasks, type ProfileSet, writeProfiles } from '@harness-s/router';
+import { buildProfiles, chooseProfileTasks, type ProfileSet, profileFiles, writeProfiles } from '@harness-s/router';
 import { checkCodeLanguage, resolveBase } from '../base-harness.js';
 import { builtInDiagnosis } from '../diagnosis.js';
 import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
@@ -9,6 +9,7 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer } from '../llm.js';
 import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
+import { checkOwnFolder } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
 
 export interface ProfileFlags extends EnvironmentOptions, SimulatedSettingsFlags {
@@ -33,6 +34,7 @@ export interface ProfileFlags extends EnvironmentOptions, SimulatedSettingsFlags
 
 /** `harness-s profile`: behaviour profiles of H0 and every pool variant on the validation split. */
 export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
+  await checkOwnFolder(flags.out, profileFiles, 'profiles');
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });

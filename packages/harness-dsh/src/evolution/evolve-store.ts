@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -40,6 +40,28 @@ export const StoredCandidate = z.strictObject({
 export type StoredCandidate = z.infer<typeof StoredCandidate>;
 
 /**
+ * Evolution writes into a new or empty folder, or continues one it made (its `state/config.json`):
+ * any other folder (a training run, an evaluation, files of the user's) is refused before anything in
+ * it is overwritten.
+ */
+async function refuseForeignFolder(dir: string, stateConfig: string): Promise<void> {
+  if (!existsSync(dir) || existsSync(stateConfig)) return;
+  if (!statSync(dir).isDirectory())
+    throw new ConfigError(`--out: ${dir} is a file, not a folder`, { code: 'bad-flag' });
+  const held = await readdir(dir);
+  if (held.length === 0) return;
+  const what = existsSync(join(dir, 'config.json'))
+    ? 'a run (config.json)'
+    : existsSync(join(dir, 'index.json'))
+      ? 'a pool that evolution did not make here (no state/config.json)'
+      : `files (${held.slice(0, 3).join(', ')}${held.length > 3 ? ', ...' : ''})`;
+  throw new ConfigError(
+    `--out: ${dir} already holds ${what}; evolution needs a new or empty folder, or the folder of an evolution to continue`,
+    { code: 'run-exists' },
+  );
+}
+
+/**
  * The files of a pool folder. Everything needed to resume lives under `state/`; the pool itself is
  * `<id>.json` per accepted variant, `index.json` and `summary.json`. Every write is atomic, and a
  * variant's attempts are appended to `state/runs/<id>/trajectories.jsonl` as they finish, so a
@@ -55,6 +77,7 @@ export class EvolveStore {
   /** Opens (or creates) a pool folder; a folder made with other settings is refused. */
   static async open(dir: string, config: EvolveRecordedConfig): Promise<EvolveStore> {
     const store = new EvolveStore(dir);
+    await refuseForeignFolder(dir, join(store.state, 'config.json'));
     for (const sub of ['candidates', 'runs', 'results', 'analyses'])
       await mkdir(join(store.state, sub), { recursive: true });
     const path = join(store.state, 'config.json');

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveSeed, type EpisodeContext, type PlanNode, type Policy } from '@harness-s/core';
@@ -157,5 +157,15 @@ describe('evolvePool', () => {
     const { options } = await setup(out, { rounds: 1 });
     await evolvePool(options);
     await expect(evolvePool({ ...options, k: 2 })).rejects.toThrow(/was evolved with a different k/);
+  });
+
+  it('refuses a folder it did not make, and leaves its files as they were', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'evolve-'));
+    await writeFile(join(out, 'config.json'), '{"command":"train"}');
+    await writeFile(join(out, 'summary.json'), '{"method":"grpo"}');
+    const { options } = await setup(out, { rounds: 1 });
+    await expect(evolvePool(options)).rejects.toThrow(/already holds a run \(config\.json\)/);
+    expect(await readFile(join(out, 'summary.json'), 'utf8')).toBe('{"method":"grpo"}');
+    expect(await readdir(out)).toEqual(['config.json', 'summary.json']);
   });
 });
