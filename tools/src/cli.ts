@@ -4,6 +4,7 @@ import { CommanderError } from 'commander';
 import { invokedFrom } from './invoked-from.js';
 import { loadedPluginEnvironments, loadPlugins } from './plugins.js';
 import { createProgram } from './program.js';
+import { describeSystemError, isSystemError } from './system-errors.js';
 
 /** Said after commander refuses an environment name: where the others come from. */
 function environmentHint(error: CommanderError): string {
@@ -15,8 +16,8 @@ function environmentHint(error: CommanderError): string {
 }
 
 /**
- * Exit codes: 0 done; 1 an infrastructure error (a service, a container, a network call); 2 any
- * other error (a bad flag or value, bad input data, a folder that is not what the command needs);
+ * Exit codes: 0 done; 1 an infrastructure error (a service, a container, a network call, a full
+ * disk); 2 any other error (a bad flag or value, bad input data, a folder that is not what the command needs);
  * 130 interrupted (Ctrl-C or SIGTERM), the run's work kept for `--resume`.
  */
 try {
@@ -50,6 +51,10 @@ try {
   } else if (HarnessError.isInstance(error)) {
     process.stderr.write(`harness-s: error: ${error.message}\n`);
     process.exitCode = error.code === 'interrupted' ? 130 : error.category === 'infrastructure' ? 1 : 2;
+  } else if (isSystemError(error)) {
+    const { message, exitCode } = describeSystemError(error);
+    process.stderr.write(`harness-s: error: ${message}\n`);
+    process.exitCode = exitCode;
   } else {
     throw error;
   }

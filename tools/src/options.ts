@@ -1,13 +1,15 @@
 /** Parsers of flag values, and the options several commands share. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 
-/** Parses an integer flag value of at least `minimum`. */
+/** Parses an integer flag value of at least `minimum` (and at most `maximum` when given). */
 export const integer =
-  (name: string, minimum: number) =>
+  (name: string, minimum: number, maximum?: number) =>
   (value: string): number => {
     const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < minimum) {
-      throw new InvalidArgumentError(`${name} must be an integer >= ${minimum}, got '${value}'`);
+    if (!Number.isInteger(parsed) || parsed < minimum || (maximum !== undefined && parsed > maximum)) {
+      throw new InvalidArgumentError(
+        `${name} must be an integer ${maximum === undefined ? `>= ${minimum}` : `from ${minimum} to ${maximum}`}, got '${value}'`,
+      );
     }
     return parsed;
   };

@@ -110,7 +110,7 @@ export function createProgram(): Command {
     .option(
       '--port <n>',
       'port to listen on (0 picks a free one; default appworld 8000, sim 8100)',
-      integer('--port', 0),
+      integer('--port', 0, 65535),
     )
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--env <name>', 'sim: the environment whose tasks it is prompted with (default dbbench)')

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, readJson, writeJsonAtomic } from '@harness-s/core';
 import type { Command } from 'commander';
 
 /** Flags that name where a run goes or how it reports, never recorded as the run's settings. */
@@ -145,7 +145,7 @@ export async function flagsForResume<T extends object>(
 ): Promise<T> {
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath)) return flags;
-  const config = JSON.parse(await readFile(configPath, 'utf8')) as { flags?: Record<string, unknown> };
+  const config = (await readJson(configPath)) as { flags?: Record<string, unknown> };
   const recorded = config.flags;
   if (!recorded) return flags;
   const values = flags as Record<string, unknown>;
@@ -188,7 +188,7 @@ export async function flagsForResume<T extends object>(
 export async function recordResumedFlags(dir: string, flags: object): Promise<void> {
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath)) return;
-  const config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+  const config = (await readJson(configPath)) as Record<string, unknown>;
   if (!config['flags']) return;
   await writeJsonAtomic(configPath, { ...config, flags: flagsToRecord(flags) });
 }

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   ConfigError,
@@ -11,6 +10,7 @@ import {
   InfrastructureError,
   isScored,
   RunStore,
+  readJson,
   readTrajectories,
   type Task,
   type TaskSet,
@@ -244,7 +244,7 @@ export async function runEval(
 /** The `durationMs` of a run folder's summary; undefined when it has none (a run killed before it ended). */
 async function recordedDuration(dir: string): Promise<number | undefined> {
   try {
-    const { durationMs } = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { durationMs?: unknown };
+    const { durationMs } = (await readJson(join(dir, 'summary.json'))) as { durationMs?: unknown };
     return typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs >= 0 ? durationMs : undefined;
   } catch {
     // No summary, or a torn one.

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, EvalSummary, InputError, parseWith, readTrajectories } from '@harness-s/core';
+import { ConfigError, EvalSummary, InputError, parseWith, readJson, readTrajectories } from '@harness-s/core';
 import { renderEvalPage } from './eval-page.js';
 import { type PageOptions, renderPage } from './page.js';
 import { readRunFolder } from './run-folder.js';
@@ -26,11 +26,11 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
   const configPath = join(dir, 'config.json');
   const summaryPath = join(dir, 'summary.json');
   const command = existsSync(configPath)
-    ? (JSON.parse(await readFile(configPath, 'utf8')) as { command?: unknown }).command
+    ? ((await readJson(configPath)) as { command?: unknown } | null)?.command
     : undefined;
   // An evaluation: as `harness-s eval` records it, or a folder whose summary is an evaluation's
   // (one that `evaluate` wrote through a RunStore of a library user's, with a config of their own).
-  const summary = existsSync(summaryPath) ? JSON.parse(await readFile(summaryPath, 'utf8')) : undefined;
+  const summary = existsSync(summaryPath) ? await readJson(summaryPath) : undefined;
   if (command === 'eval' || (command !== 'train' && EvalSummary.safeParse(summary).success)) {
     if (summary === undefined)
       throw new InputError(

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
@@ -225,5 +225,5 @@ export async function readStepMetrics(dir: string): Promise<StepMetrics[]> {
 }
 
 export async function readTrainConfig(dir: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(dir, trainFiles.config), 'utf8'));
+  return readJson(join(dir, trainFiles.config));
 }
