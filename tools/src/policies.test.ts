@@ -10,10 +10,12 @@ import { runTrain } from './commands/train.js';
 import { createEnvironment } from './environments.js';
 import {
   createPolicy,
+  noteUnknownSimSkills,
   policyFromDescription,
   policyFromFlags,
   simulatedSettings,
   simulatedSettingsText,
+  unknownSimSkills,
 } from './policies.js';
 
 const withoutTimes = (trajectory: Trajectory): unknown =>
@@ -144,6 +146,23 @@ describe("the simulated policy's settings from flags", () => {
     const broken = await file('{ "theta": ');
     await expect(simulatedSettings({ simConfig: broken })).rejects.toThrow(/not valid JSON/);
     await expect(simulatedSettings({ simConfig: join(tmpdir(), 'no-such-sim.json') })).rejects.toThrow(/cannot read/);
+  });
+
+  it('warn of skill names that neither the environment nor the defaults know: they change nothing', () => {
+    const dbbench = { id: 'dbbench', skills: [{ name: 'inspect-table' }, { name: 'answer-format' }] };
+    // Another environment's skill (a default's) and the per-turn format skill are known.
+    const settings = {
+      theta: { 'inspect-tabel': 1, 'inspect-table': 2, 'fetch-all-pages': 1, 'action-format': 1 },
+      hardTheta: { 'answer-format@3': 1, 'answer-fromat@8': 2 },
+    };
+    expect(unknownSimSkills(settings, dbbench.skills)).toEqual(['answer-fromat', 'inspect-tabel']);
+    const lines: string[] = [];
+    noteUnknownSimSkills(new SimulatedPolicy(settings), dbbench, (line) => lines.push(line));
+    expect(lines).toEqual([
+      "warning: --sim-config names skills that dbbench has no decision point for and the defaults do not list: answer-fromat, inspect-tabel; they change nothing here (dbbench's skills: inspect-table, answer-format)",
+    ]);
+    noteUnknownSimSkills({ theta: { 'inspect-table': 3 } }, dbbench, (line) => lines.push(line));
+    expect(lines).toHaveLength(1);
   });
 
   it('name what they change from the defaults, for the run log', () => {

@@ -10,9 +10,11 @@ import {
   trainFiles,
 } from '@harness-s/core';
 import {
+  actionFormatSkill,
   createEmptyPolicy,
   createOpenAIPolicy,
   createOraclePolicy,
+  defaultSimulatedPolicyConfig,
   type OpenAIPolicyOptions,
   SimulatedGrpoTrainer,
   SimulatedPolicy,
@@ -85,6 +87,41 @@ export async function simulatedSettings(
       ? {}
       : parseWith(SimulatedPolicyConfig.partial(), await readJson(flags.simConfig), flags.simConfig);
   return { ...fromFile, ...(flags.simLocality === undefined ? {} : { localitySpread: flags.simLocality }) };
+}
+
+/**
+ * The skills the simulated policy's settings name (in `theta`, and in `hardTheta` before the `@`)
+ * that neither the environment's decision points nor the defaults know: most likely misspelt,
+ * they change nothing. A skill of another environment is known (one file serves every environment).
+ */
+export function unknownSimSkills(
+  settings: Partial<Pick<SimulatedPolicyConfig, 'theta' | 'hardTheta'>> | undefined,
+  environmentSkills: ReadonlyArray<{ name: string }>,
+): string[] {
+  const known = new Set([
+    ...environmentSkills.map((skill) => skill.name),
+    ...Object.keys(defaultSimulatedPolicyConfig.theta),
+    actionFormatSkill,
+  ]);
+  const named = [
+    ...Object.keys(settings?.theta ?? {}),
+    ...Object.keys(settings?.hardTheta ?? {}).map((hardnessClass) => hardnessClass.replace(/@[^@]*$/, '')),
+  ];
+  return [...new Set(named.filter((skill) => !known.has(skill)))].sort();
+}
+
+/** Says, once, which skills of `--sim-config` change nothing on this environment (see `unknownSimSkills`). */
+export function noteUnknownSimSkills(
+  policy: Policy | Partial<SimulatedPolicyConfig> | undefined,
+  environment: { id: string; skills: ReadonlyArray<{ name: string }> },
+  log: (line: string) => void,
+): void {
+  const settings = policy instanceof SimulatedPolicy ? policy.config : (policy as Partial<SimulatedPolicyConfig>);
+  const unknown = unknownSimSkills(settings, environment.skills);
+  if (unknown.length === 0) return;
+  log(
+    `warning: --sim-config names ${unknown.length === 1 ? 'a skill' : 'skills'} that ${environment.id} has no decision point for and the defaults do not list: ${unknown.join(', ')}; ${unknown.length === 1 ? 'it changes' : 'they change'} nothing here (${environment.id}'s skills: ${environment.skills.map((skill) => skill.name).join(', ')})`,
+  );
 }
 
 /**

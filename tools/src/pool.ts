@@ -47,6 +47,11 @@ export async function loadPoolHarnesses(dir: string, env: string): Promise<Harne
         code: 'bad-pool',
       },
     );
+  if (existsSync(join(dir, 'profiles.json')) && !existsSync(join(dir, 'index.json')))
+    throw new ConfigError(
+      `--pool: ${dir} holds behaviour profiles (profiles.json), not a pool; they go to --profiles, and --pool takes the folder evolve wrote`,
+      { code: 'bad-pool' },
+    );
   const specs = (await loadPool(dir)).filter((spec) => spec.parent !== null && spec.env === env);
   if (specs.length === 0) throw new ConfigError(`--pool: ${dir} holds no variant for env ${env}`, { code: 'bad-pool' });
   const successes = await validationSuccesses(dir);

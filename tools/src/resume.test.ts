@@ -216,5 +216,12 @@ describe('the run folder, checked before any work', () => {
     await expect(runTrain({ ...train, pool: run, out: join(dir, 'train') })).rejects.toThrow(
       `--pool: ${run} is a run's folder, not a pool (a folder of variant files, as evolve writes)`,
     );
+    // A profiles folder given as a pool.
+    const profiles = join(dir, 'profiles');
+    await mkdir(profiles);
+    await writeFile(join(profiles, 'profiles.json'), '{}');
+    await expect(runTrain({ ...train, pool: profiles, out: join(dir, 'train') })).rejects.toThrow(
+      `--pool: ${profiles} holds behaviour profiles (profiles.json), not a pool; they go to --profiles`,
+    );
   });
 });

@@ -21,7 +21,13 @@ import { checkCodeLanguage } from '../base-harness.js';
 import { actionsOf, createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
 import { duration, percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
-import { checkCheckpointFlags, checkpointSource, policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
+import {
+  checkCheckpointFlags,
+  checkpointSource,
+  noteUnknownSimSkills,
+  policyFromFlags,
+  type SimulatedSettingsFlags,
+} from '../policies.js';
 import { createProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
@@ -132,6 +138,7 @@ export async function runEval(
     throw new ConfigError(`--attempts must be at least --k (${flags.k}), got ${attempts}`, { code: 'bad-flag' });
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
+  noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);

@@ -17,7 +17,7 @@ import { checkCodeLanguage, resolveBase } from '../base-harness.js';
 import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
-import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
+import { noteUnknownSimSkills, policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { createProgress, type Progress } from '../progress.js';
 import { loadSplitOrFile, loadTaskSplits } from '../task-splits.js';
 
@@ -76,6 +76,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
   }
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
+  noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);

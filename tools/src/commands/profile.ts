@@ -7,7 +7,7 @@ import { actionsOf, createEnvironment, type EnvironmentOptions, environmentOptio
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer } from '../llm.js';
-import { policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
+import { noteUnknownSimSkills, policyFromFlags, type SimulatedSettingsFlags } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { checkOwnFolder } from '../resume.js';
 import { loadTaskSplits } from '../task-splits.js';
@@ -37,6 +37,7 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
   await checkOwnFolder(flags.out, profileFiles, 'profiles');
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
+  noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const pool = await loadPoolHarnesses(flags.pool, flags.env);

@@ -22,7 +22,13 @@ import { actionsOf, createEnvironment, environmentOptions } from '../environment
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
-import { createPolicy, refuseModelFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
+import {
+  createPolicy,
+  noteUnknownSimSkills,
+  refuseModelFlags,
+  simulatedSettings,
+  simulatedSettingsText,
+} from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
@@ -122,6 +128,7 @@ export async function runTrain(
     ...environmentOptions(flags),
     actionsFrom: served ? actionsOf(served) : 'plan',
   });
+  if (!served && !flags.quiet) noteUnknownSimSkills(sim, environment, (line) => process.stderr.write(`${line}\n`));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
