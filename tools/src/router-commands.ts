@@ -69,7 +69,7 @@ export function addRouterCommands(program: Command): void {
       "How each way of rescuing does on the all-failed H0 groups of a training run's policy at chosen steps: adaptive or fixed profiles, m x 1 or m/2 x 2, random variants, fresh H0 attempts, on the same attempts.",
     )
     .argument('<run-dir>', 'a training run folder (its policy snapshots, config and pool)')
-    .requiredOption('--pool <dir>', "the run's sibling pool")
+    .option('--pool <dir>', "the run's sibling pool (default: the folder its config.json records)")
     .option('--profiles <dir>', "the first anchor's profiles (default: anchored on the run's step-0 policy)")
     .option(
       '--steps <list>',

@@ -99,6 +99,14 @@ describe('harness-s rescue-study', () => {
     expect(choices(stage?.cases)).not.toEqual(choices(plainStage?.cases));
   });
 
+  it("finds the run's pool in its config.json when --pool is not given", async () => {
+    const { pool: _given, ...withoutPool } = flags();
+    const out = join(dir, 'study-without-pool.json');
+    const result = await runRescueStudy({ ...withoutPool, steps: [0], out });
+    const withPool = await runRescueStudy({ ...flags(), steps: [0], out: join(dir, 'study-with-pool.json') });
+    expect(result.stages).toEqual(withPool.stages);
+  });
+
   it('refuses steps the run has no snapshot of, a pool without its variants, and a folder with no run', async () => {
     await expect(runRescueStudy({ ...flags(), steps: [3] })).rejects.toThrow(
       /has no snapshot of step 3 \(it has 0, 1, 2\)/,

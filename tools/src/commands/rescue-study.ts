@@ -60,7 +60,8 @@ export interface RescueStudyFlags extends EnvironmentOptions, Omit<StudySettings
   failureRanker?: number | boolean;
   /** The training run whose policy snapshots are studied. */
   run: string;
-  pool: string;
+  /** The run's sibling pool (default: the folder its config.json records). */
+  pool?: string;
   /** The first anchor's profiles (default: anchored on the run's step-0 policy). */
   profiles?: string;
   split?: string;
@@ -78,6 +79,8 @@ const StudiedRun = z.object({
   trainTasks: z.array(z.string()),
   split: z.unknown().optional(),
   splits: z.unknown().optional(),
+  /** The flags the run was started with; `pool` the pool folder's absolute path. */
+  flags: z.object({ pool: z.string().optional() }).optional(),
 });
 
 export interface RescueStudyResult {
@@ -113,6 +116,8 @@ export interface StudiedRunInfo {
   env: string;
   h0: string;
   pool: string[];
+  /** The pool folder the run was started with, when its config.json records it. */
+  poolDir?: string;
   k: number;
   seed: number;
   /** The run's rescue width (its config, else K). */
@@ -151,6 +156,7 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
     env: config.env,
     h0: config.h0,
     pool: config.pool,
+    ...(config.flags?.pool ? { poolDir: config.flags.pool } : {}),
     k: config.config.k,
     seed: config.config.seed,
     variants: config.config.rescue?.variants ?? config.config.k,
@@ -302,7 +308,12 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(run.env) });
   try {
     const h0 = await resolveHarness(run.env, run.h0);
-    const pool = await loadPoolHarnesses(flags.pool, run.env);
+    const poolDir = flags.pool ?? run.poolDir;
+    if (poolDir === undefined)
+      throw new ConfigError(`${run.dir}/config.json records no pool folder; give the run's pool with --pool DIR`, {
+        code: 'bad-flag',
+      });
+    const pool = await loadPoolHarnesses(poolDir, run.env);
     // The tasks the run was cut from, unless --split says otherwise.
     const splits = await loadTaskSplits(environment, flags.split ?? recordedSplit(run.dir, run.recordedSplit));
     const log = (line: string) => {
@@ -316,7 +327,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       splits,
       h0,
       pool,
-      poolSource: `--pool ${flags.pool}`,
+      poolSource: flags.pool ? `--pool ${flags.pool}` : `the run's pool ${poolDir}`,
       ...(flags.profiles
         ? { initialProfiles: { profiles: await readProfiles(flags.profiles), source: resolve(flags.profiles) } }
         : {}),
