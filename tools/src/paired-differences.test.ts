@@ -63,6 +63,9 @@ describe('paired differences', () => {
     expect(() => againstBaseline(groups, ['method', 'env'], ['method', 'ppo'])).toThrow(
       '--against method=ppo: no runs with it (method is grpo, mixture)',
     );
+    expect(() => againstBaseline(groups, ['method', 'env'], ['methd', 'grpo'])).toThrow(
+      /^--against methd=grpo: no run has the setting 'methd'; they have .*\bmethod\b/,
+    );
     expect(() => parseAgainst('grpo')).toThrow("--against: give SETTING=VALUE, e.g. method=grpo, not 'grpo'");
   });
 

@@ -93,6 +93,12 @@ export function againstBaseline(
 ): GroupDifferences[] {
   const baselines = groups.filter((group) => settingOf(group, setting) === value);
   if (baselines.length === 0) {
+    const known = [...new Set(groups.flatMap((group) => group.runs.flatMap((run) => Object.keys(run.settings))))];
+    if (!known.includes(setting))
+      throw new ConfigError(
+        `--against ${setting}=${value}: no run has the setting '${setting}'; they have ${known.filter((key) => !key.startsWith('policy.')).join(', ')}`,
+        { code: 'bad-flag' },
+      );
     const seen = [...new Set(groups.map((group) => settingOf(group, setting)))].join(', ');
     throw new ConfigError(`--against ${setting}=${value}: no runs with it (${setting} is ${seen})`, {
       code: 'bad-flag',
