@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EvalSummary, readTrajectories } from '@harness-s/core';
 import { CommanderError } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
+import { writePool } from './__fixtures__/dbbench-pool.js';
 import { runCleanup } from './commands/cleanup.js';
 import { formatSummary, runEval } from './commands/eval.js';
 import { runReplay } from './commands/replay.js';
@@ -79,6 +80,11 @@ describe('harness-s flags', () => {
       );
       await expect(runTrain({ ...train, method: 'harness-s' })).rejects.toThrow(/harness-s needs a sibling pool/);
       await expect(runTrain({ ...train, method: 'mixture' })).rejects.toThrow(/mixture needs a sibling pool/);
+      const pool = join(await mkdtemp(join(tmpdir(), 'mixture-pool-')), 'pool');
+      await writePool(pool);
+      await expect(runTrain({ ...train, method: 'mixture', pool, mixtureSize: 5 })).rejects.toThrow(
+        `--mixture-size 5: the pool ${pool} has 2 variants; give at most 2`,
+      );
       // Not a line of training: no tasks loaded, nothing started.
       expect(written).not.toHaveBeenCalled();
       // A group of one attempt is allowed (a smoke run), with a warning that it cannot learn.

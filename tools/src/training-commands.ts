@@ -1,3 +1,4 @@
+import { defaultReanchorEvery } from '@harness-s/router';
 import { type Command, Option } from 'commander';
 import { runExport } from './commands/export.js';
 import { runTrain } from './commands/train.js';
@@ -48,7 +49,10 @@ export function addTrainingCommands(program: Command): void {
     .option('--k <n>', 'attempts per task under H0 (group size)', integer('--k', 1), 8)
     .option('--batch-size <n>', 'tasks per step', integer('--batch-size', 1), 8)
     .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
-    .option('--pool <dir>', 'the sibling harness pool (needed by harness-s and mixture)')
+    .option(
+      '--pool <dir>',
+      'the sibling harness pool (needed by harness-s and mixture); its base harness is H0 unless --base names one',
+    )
     .addOption(baseOption())
     .option(
       '--split <name|file>',
@@ -61,7 +65,11 @@ export function addTrainingCommands(program: Command): void {
         'train rescued attempts as rendered, or re-rendered under H0 (default: h0)',
       ).choices(['variant', 'h0']),
     )
-    .option('--eval-every <n>', 'evaluate under H0 every n steps', integer('--eval-every', 1))
+    .option(
+      '--eval-every <n>',
+      'evaluate under H0 every n steps (default: before the first step and after the last only)',
+      integer('--eval-every', 1),
+    )
     .option('--skip-initial-eval', 'no evaluation under H0 before the first step (the baseline)')
     .option('--eval-k <n>', 'attempts per test task in evaluations', integer('--eval-k', 1), 3)
     .option(
@@ -69,7 +77,7 @@ export function addTrainingCommands(program: Command): void {
       "mixture: how many of the pool's best variants join H0 (default 3)",
       integer('--mixture-size', 1),
     )
-    .option('--learning-rate <x>', 'simulated trainer step size', number('--learning-rate'))
+    .option('--learning-rate <x>', 'simulated trainer step size (default 1)', number('--learning-rate'))
     .addOption(simConfigOption())
     .addOption(simLocalityOption())
     .addOption(
@@ -80,7 +88,11 @@ export function addTrainingCommands(program: Command): void {
         .choices(['adaptive', 'fixed', 'random'])
         .default('adaptive'),
     )
-    .option('--reanchor-every <n>', 'adaptive router: re-anchor profiles every n steps', integer('--reanchor-every', 1))
+    .option(
+      '--reanchor-every <n>',
+      `adaptive router: re-anchor profiles every n steps (default ${defaultReanchorEvery}: before steps ${defaultReanchorEvery + 1}, ${2 * defaultReanchorEvery + 1}, ...)`,
+      integer('--reanchor-every', 1),
+    )
     .option(
       '--profile-k <n>',
       'adaptive router: attempts per validation task and harness when anchoring profiles (default 2)',
@@ -113,7 +125,7 @@ export function addTrainingCommands(program: Command): void {
     .addOption(appworldUrlOption())
     .addOption(unconfinedOption())
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
-    .option('--out <dir>', 'run folder')
+    .option('--out <dir>', 'run folder (default runs/train-ENV-METHOD-sSEED-TIME)')
     .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
     .option('--redis <url>', 'run attempts on `harness-s worker` processes through a job queue in this Redis')
     .option('--quiet', 'no progress output')

@@ -25,6 +25,9 @@ import { topK, voteRankings } from './voting.js';
 /** How much of the earlier anchors' evidence a re-anchoring keeps unless told otherwise. */
 export const defaultCarryOver = 0.5;
 
+/** Steps between re-anchorings of the adaptive router's profiles when none is set. */
+export const defaultReanchorEvery = 4;
+
 export interface AdaptiveRouterOptions {
   /** Profiles to start from; when absent they are anchored on the policy before the first step. */
   profiles?: ProfileSet;
@@ -134,7 +137,7 @@ export class AdaptiveRouter implements RescueRouter {
     ];
     this.decay = options.decay ?? 0.7;
     this.mode = options.mode ?? 'adaptive';
-    this.reanchorEvery = options.reanchorEvery ?? 4;
+    this.reanchorEvery = options.reanchorEvery ?? defaultReanchorEvery;
     if (!Number.isInteger(this.reanchorEvery) || this.reanchorEvery < 1) {
       throw new ConfigError(`reanchorEvery must be a positive integer, got ${this.reanchorEvery}`, {
         code: 'bad-router-config',

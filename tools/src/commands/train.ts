@@ -134,6 +134,11 @@ export async function runTrain(
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
   try {
     const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
+    if (flags.method === 'mixture' && flags.mixtureSize !== undefined && flags.mixtureSize > pool.length)
+      throw new ConfigError(
+        `--mixture-size ${flags.mixtureSize}: the pool ${flags.pool} has ${countOf(pool.length, 'variant')}; give at most ${pool.length}`,
+        { code: 'bad-flag' },
+      );
     const h0 = await resolveBase(flags.env, flags.base, pool);
     const dir = resolve(
       flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
