@@ -229,7 +229,9 @@ export async function runEval(
       progress?.stop();
       await store.close();
     }
-    process.stdout.write(`${formatSummary(summary, environment)}\nRun folder: ${dir}\n${await reportLine(dir)}`);
+    process.stdout.write(
+      `${formatSummary(summary, environment)}\n${routed ? `${formatChoices(routed.choices)}\n` : ''}Run folder: ${dir}\n${await reportLine(dir)}`,
+    );
     const lost = trajectories.find((trajectory) => !isScored(trajectory))?.infraErrors[0];
     if (lost) {
       const again = `once the cause is fixed, eval --resume ${dir} runs them again`;
@@ -246,6 +248,14 @@ export async function runEval(
   } finally {
     await interrupts.releaseAfter(() => environment.close());
   }
+}
+
+/** How many tasks Rank-1 routing sent to each harness, most first (per task: the run's config.json). */
+export function formatChoices(choices: Record<string, string>): string {
+  const counts = new Map<string, number>();
+  for (const harnessId of Object.values(choices)) counts.set(harnessId, (counts.get(harnessId) ?? 0) + 1);
+  const ranked = [...counts].sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  return `Rank-1 routing chose: ${ranked.map(([harnessId, tasks]) => `${harnessId} for ${countOf(tasks, 'task')}`).join(', ')} (each task's choice: routing.choices in config.json)`;
 }
 
 /** The `durationMs` of a run folder's summary; undefined when it has none (a run killed before it ended). */
