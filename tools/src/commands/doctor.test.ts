@@ -85,6 +85,12 @@ describe('harness-s doctor', () => {
         detail: 'serves test, not gpt-9',
       });
       expect(other.ok).toBe(false);
+
+      // An endpoint nothing answers at: the reason, not just "fetch failed".
+      const nobody = await runDoctor({ docker: false, baseUrl: 'http://127.0.0.1:9/v1', json: true }, () => undefined);
+      expect(byPart(nobody.checks, 'OpenAI-compatible endpoint http://127.0.0.1:9/v1')).toMatchObject({
+        detail: expect.stringMatching(/^fetch failed \(.+\)$/),
+      });
     } finally {
       await chat.close();
     }

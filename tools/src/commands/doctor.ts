@@ -69,7 +69,7 @@ async function timed(
     const detail = await Promise.race([work(controller.signal), deadline]);
     return { ok: true, detail, ms: performance.now() - started };
   } catch (error) {
-    return { ok: false, detail: oneLine((error as Error).message ?? String(error)), ms: performance.now() - started };
+    return { ok: false, detail: oneLine(failureText(error)), ms: performance.now() - started };
   } finally {
     clearTimeout(timer);
   }
@@ -156,18 +156,33 @@ interface Plan {
   skip?: string;
 }
 
+/**
+ * An error's message, with its cause's where the message alone says little: `fetch failed`
+ * becomes `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`.
+ */
+export function failureText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  if (!cause || error.message.includes(cause.message)) return error.message;
+  return `${error.message} (${cause.message})`;
+}
+
+/** The Node.js the project needs (package.json's engines). */
+const neededNode = [20, 10] as const;
+
 function plan(flags: DoctorFlags): Plan[] {
-  const major = Number(process.versions.node.split('.')[0]);
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const oldNode = major < neededNode[0] || (major === neededNode[0] && minor < neededNode[1]);
   const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
   const docker = defaultDockerClient();
   const noDocker = flags.docker === false ? { skip: '--no-docker' } : {};
   const checks: Plan[] = [
     {
       part: 'Node.js',
-      neededBy: 'everything (20 or later)',
+      neededBy: `everything (${neededNode.join('.')} or later)`,
       required: true,
       run: async () => {
-        if (major < 20) throw new Error(`Node.js ${process.versions.node} is older than 20`);
+        if (oldNode) throw new Error(`Node.js ${process.versions.node} is older than ${neededNode.join('.')}`);
         return `v${process.versions.node}`;
       },
     },

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTrajectories, type TrainingExample, trainingExamples } from '@harness-s/core';
@@ -81,6 +81,13 @@ describe('harness-s export', () => {
     await runEval({ ...smallEvalFlags, out: join(dir, 'eval') });
     await expect(runExport({ run: join(dir, 'eval') })).rejects.toThrow(
       /eval is not a training run \(config.json has no command 'train'\)/,
+    );
+    // A reproduction's folder points to its runs.
+    const reproduction = join(dir, 'reproduction');
+    await mkdir(reproduction);
+    await writeFile(join(reproduction, 'config.json'), JSON.stringify({ command: 'reproduce' }));
+    await expect(runExport({ run: reproduction })).rejects.toThrow(
+      `a reproduction, whose training runs are its folders train/ENV/VARIANT/METHOD/seed-N, e.g. ${join(reproduction, 'train', 'dbbench', 'main', 'harness-s', 'seed-1')}`,
     );
   });
 });

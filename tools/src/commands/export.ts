@@ -48,7 +48,11 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
     splits?: unknown;
   };
   if (config.command !== 'train' || !config.env) {
-    throw new ConfigError(`${dir} is not a training run (config.json has no command 'train')`, {
+    const reproduction =
+      config.command === 'reproduce'
+        ? `: a reproduction, whose training runs are its folders train/ENV/VARIANT/METHOD/seed-N, e.g. ${join(dir, 'train', 'dbbench', 'main', 'harness-s', 'seed-1')}`
+        : '';
+    throw new ConfigError(`${dir} is not a training run (config.json has no command 'train')${reproduction}`, {
       code: 'not-a-train-run',
     });
   }

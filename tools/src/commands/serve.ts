@@ -90,7 +90,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
         `listening on ${server.url}`,
         `${continuing ? 'Continuing from' : 'Parameters in'} ${dir} (each update as checkpoints/policy-step-N.json; serve sim --out ${dir} continues from them)`,
         'Train against it, with the batches handed back to it:',
-        `  harness-s train --env ${env} --policy openai --model ${servedModelName} --base-url ${server.url} \\`,
+        `  harness-s train --env ${env}${flags.pool ? ` --pool ${resolve(flags.pool)}` : ' --method grpo'} --policy openai --model ${servedModelName} --base-url ${server.url} \\`,
         `    --on-batch '${update}' ...`,
         '',
       ].join('\n'),

@@ -276,7 +276,9 @@ describe('harness-s report', () => {
 
     const empty = await mkdtemp(join(tmpdir(), 'report-empty-'));
     await expect(readRunFolder(empty)).rejects.toBeInstanceOf(InputError);
-    await expect(readRunFolder(empty)).rejects.toThrow(/holds no results\.json and no finished training run/);
+    await expect(readRunFolder(empty)).rejects.toThrow(
+      /is none of what a report reads: a reproduction \(results\.json\), a finished training run or an evaluation/,
+    );
   });
 
   it('is the report command, writing RUN_DIR/report.html or --out', async () => {

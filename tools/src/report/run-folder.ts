@@ -234,7 +234,10 @@ export async function readRunFolder(dir: string): Promise<RunFolder> {
   const config = (await readOptional(z.record(z.string(), z.unknown()), join(dir, 'config.json'), warnings)) ?? {};
   const records = await readRecords(dir, config, warnings);
   if (records.length === 0) {
-    throw new InputError(`report: ${dir} holds no results.json and no finished training run`, { code: 'no-results' });
+    throw new InputError(
+      `report: ${dir} is none of what a report reads: a reproduction (results.json), a finished training run or an evaluation (config.json and summary.json)`,
+      { code: 'no-results' },
+    );
   }
   const runs: ReportRun[] = [];
   for (const { record, runDir } of records) {
