@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,13 +23,14 @@ describe('a run trained on --split FILE', () => {
     await writeFile(file, `${lines.join('\n')}\n`);
     const run = join(dir, 'run');
     const training = { env: 'dbbench', method: 'grpo', k: 2, batchSize: 4, seed: 3, evalK: 1, concurrency: 2 };
-    // A start that fails before the run begins (three tasks leave none to test on) leaves the folder
-    // free for the next start.
+    // A start that fails before the run begins (three tasks leave none to test on) leaves nothing
+    // behind: the folder it made is gone, free for the next start.
     const tiny = join(dir, 'tiny.jsonl');
     await writeFile(tiny, `${lines.slice(0, 3).join('\n')}\n`);
     await expect(runTrain({ ...training, steps: 1, split: tiny, quiet: true, out: run })).rejects.toThrow(
       /no test tasks/,
     );
+    expect(existsSync(run)).toBe(false);
     await runTrain({ ...training, steps: 1, split: file, quiet: true, out: run });
 
     const config = JSON.parse(await readFile(join(run, 'config.json'), 'utf8')) as {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   BatchExportTrainer,
@@ -132,6 +133,9 @@ export async function runTrain(
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
+  // The folder this start made, until the run records its config.json: a start that fails before
+  // then removes it, so no half-made folder (a copied task file) is left behind.
+  let madeFolder: string | undefined;
   try {
     const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
     if (flags.method === 'mixture' && flags.mixtureSize !== undefined && flags.mixtureSize > pool.length)
@@ -143,6 +147,7 @@ export async function runTrain(
     const dir = resolve(
       flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
     );
+    if (!flags.resume && !existsSync(dir)) madeFolder = dir;
     // A continued run cuts its tasks from what it recorded: a task file from the run's own copy.
     const recorded: RecordedSplit | undefined =
       flags.resume && existsSync(join(dir, 'config.json'))
@@ -318,6 +323,10 @@ export async function runTrain(
       )}\n${variantsLine(summary)}Run folder: ${dir}\n${await reportLine(dir)}`,
     );
     return summary;
+  } catch (error) {
+    if (madeFolder && !existsSync(join(madeFolder, 'config.json')))
+      await rm(madeFolder, { recursive: true, force: true });
+    throw error;
   } finally {
     // An interrupted anchoring leaves no live progress bar behind.
     anchoring?.stop();
