@@ -179,6 +179,17 @@ describe('harness-s eval and replay', () => {
     // A limit that leaves tasks out runs the first N and reports none of the split's unloadable tasks.
     const limited = await runEval({ ...base, policy: 'sim', k: 1, seed: 5, limit: 2, out: `${out}-limited` });
     expect([limited.tasks, limited.unloadable]).toEqual([2, []]);
+    // One that --tasks named is still said.
+    const named = await runEval({
+      ...base,
+      policy: 'sim',
+      k: 1,
+      seed: 5,
+      tasks: ['dev-5', 'dev-6', 'dev-7'],
+      limit: 1,
+      out: `${out}-named`,
+    });
+    expect([named.tasks, named.unloadable.map((task) => task.id)]).toEqual([1, ['dev-5']]);
 
     // Same seed, same numbers.
     const again = await runEval({

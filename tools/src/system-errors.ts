@@ -12,12 +12,19 @@ export interface SystemError extends Error {
   port?: number;
 }
 
+/** Node's own `ERR_*` errors that come from what the user gave rather than from a bug. */
+const userNodeCodes = new Set(['ERR_SOCKET_BAD_PORT']);
+
+/**
+ * An error of the operating system (one with an `E...` code and the system call that failed), or
+ * one of the few Node errors a user's value causes. Anything else (a programming error such as
+ * `ERR_INVALID_ARG_TYPE`) is not one, and keeps its stack trace.
+ */
 export function isSystemError(error: unknown): error is SystemError {
-  return (
-    error instanceof Error &&
-    typeof (error as { code?: unknown }).code === 'string' &&
-    /^(E[A-Z]+|ERR_[A-Z_]+)$/.test((error as SystemError).code)
-  );
+  if (!(error instanceof Error)) return false;
+  const { code, syscall } = error as Partial<SystemError>;
+  if (typeof code !== 'string') return false;
+  return (/^E[A-Z]+$/.test(code) && typeof syscall === 'string') || userNodeCodes.has(code);
 }
 
 /** What the user can do about it, by code. */
@@ -27,8 +34,10 @@ const hints: Record<string, string> = {
   ENOTDIR: 'a part of the path is a file, not a folder; choose another path',
   EISDIR: 'the path is a folder where a file is needed',
   EEXIST: 'something already exists at that path; choose another path',
-  ENOENT: 'no such file or folder',
   EACCES: 'permission denied; choose a path this user may write',
+  ECONNREFUSED: 'nothing listens there; start the service, or check its address',
+  ETIMEDOUT: 'no answer in time; check the address and that the service runs',
+  ENOTFOUND: 'no such host name; check the address',
   EPERM: 'not permitted; choose a path this user may write',
   EROFS: 'the file system is read-only; choose another path',
   ENOSPC: 'the disk is full; free space, then run the same command again (with --resume where the command has it)',
@@ -36,12 +45,36 @@ const hints: Record<string, string> = {
   ERR_SOCKET_BAD_PORT: 'a port is a whole number from 0 to 65535',
 };
 
-/** A problem of the machine rather than of what was asked: exit code 1, like other infrastructure errors. */
-const machineCodes = new Set(['ENOSPC', 'EMFILE', 'ENFILE', 'EIO', 'ENOMEM']);
+/**
+ * A problem of the machine or the network rather than of what was asked: exit code 1, like other
+ * infrastructure errors.
+ */
+const machineCodes = new Set([
+  'ENOSPC',
+  'EMFILE',
+  'ENFILE',
+  'EIO',
+  'ENOMEM',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
+
+/** Hints for a port that cannot be listened on (`listen`, `bind`), which differ from a path's. */
+const portHints: Record<string, string> = {
+  EACCES: 'ports below 1024 need privileges; choose another --port',
+  EPERM: 'not permitted to listen there; choose another --port',
+};
 
 /** The line printed for a system error, and the exit code (2 for what the user can change, 1 for the machine). */
 export function describeSystemError(error: SystemError): { message: string; exitCode: 1 | 2 } {
-  const hint = hints[error.code];
+  const onPort = error.syscall === 'listen' || error.syscall === 'bind';
+  const hint = (onPort ? portHints[error.code] : undefined) ?? hints[error.code];
   return {
     message: hint ? `${error.message} (${hint})` : error.message,
     exitCode: machineCodes.has(error.code) ? 1 : 2,

@@ -1,8 +1,9 @@
+import { createServer } from 'node:net';
 import { createAppWorldEnvironment, startAppWorldServer } from '@harness-s/env-appworld';
 import { describe, expect, it } from 'vitest';
 import { startAppWorldStandIn } from '../__fixtures__/appworld-stand-in.js';
 import { startChatServer } from '../__fixtures__/chat-server.js';
-import { type DoctorCheck, runDoctor } from './doctor.js';
+import { type DoctorCheck, failureText, runDoctor } from './doctor.js';
 
 const inCi = process.env['CI'] === 'true';
 const byPart = (checks: DoctorCheck[], start: string) => checks.find((check) => check.part.startsWith(start));
@@ -86,10 +87,17 @@ describe('harness-s doctor', () => {
       });
       expect(other.ok).toBe(false);
 
-      // An endpoint nothing answers at: the reason, not just "fetch failed".
-      const nobody = await runDoctor({ docker: false, baseUrl: 'http://127.0.0.1:9/v1', json: true }, () => undefined);
-      expect(byPart(nobody.checks, 'OpenAI-compatible endpoint http://127.0.0.1:9/v1')).toMatchObject({
-        detail: expect.stringMatching(/^fetch failed \(.+\)$/),
+      // An endpoint nothing listens at: the reason, not just "fetch failed".
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as { port: number };
+      await new Promise((resolve) => closed.close(resolve));
+      const nobody = await runDoctor(
+        { docker: false, baseUrl: `http://127.0.0.1:${port}/v1`, json: true },
+        () => undefined,
+      );
+      expect(byPart(nobody.checks, `OpenAI-compatible endpoint http://127.0.0.1:${port}/v1`)).toMatchObject({
+        detail: expect.stringMatching(/^fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/),
       });
     } finally {
       await chat.close();
@@ -154,4 +162,18 @@ describe('harness-s doctor', () => {
       await standIn.close();
     }
   }, 120_000);
+});
+
+describe('failureText', () => {
+  it("adds the cause's message, or its errors' when it has none of its own", () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    expect(failureText(new TypeError('fetch failed', { cause: refused }))).toBe(
+      'fetch failed (connect ECONNREFUSED 127.0.0.1:1)',
+    );
+    const both = new AggregateError([new Error('connect ECONNREFUSED ::1:1'), refused], '');
+    expect(failureText(new TypeError('fetch failed', { cause: both }))).toBe(
+      'fetch failed (connect ECONNREFUSED ::1:1; connect ECONNREFUSED 127.0.0.1:1)',
+    );
+    expect(failureText(new Error('plain'))).toBe('plain');
+  });
 });

@@ -158,13 +158,20 @@ interface Plan {
 
 /**
  * An error's message, with its cause's where the message alone says little: `fetch failed`
- * becomes `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`.
+ * becomes `fetch failed (connect ECONNREFUSED 127.0.0.1:1)`. A cause with no message of its own
+ * (an AggregateError, when a name resolves to several addresses) gives its errors' messages.
  */
 export function failureText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? error.cause : undefined;
-  if (!cause || error.message.includes(cause.message)) return error.message;
-  return `${error.message} (${cause.message})`;
+  if (!cause) return error.message;
+  const inner =
+    cause.message ||
+    (cause instanceof AggregateError
+      ? cause.errors.map((item: unknown) => (item instanceof Error ? item.message : String(item))).join('; ')
+      : '') ||
+    String((cause as { code?: unknown }).code ?? '');
+  return !inner || error.message.includes(inner) ? error.message : `${error.message} (${inner})`;
 }
 
 /** The Node.js the project needs (package.json's engines). */

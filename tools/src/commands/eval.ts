@@ -75,7 +75,7 @@ export interface EvalFlags extends SimulatedSettingsFlags {
 
 /**
  * Keeps the tasks named by `--tasks` and the first `--limit`; unknown ids are an error. A limit that
- * leaves tasks out reports no unloadable task: those would not have been run either.
+ * leaves tasks out reports only the unloadable tasks `--tasks` named.
  */
 function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): TaskSet<T> {
   let tasks = taskSet.tasks;
@@ -90,9 +90,10 @@ function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): Tas
     unloadable = unloadable.filter((item) => wanted.has(item.id));
   }
   if (flags.limit !== undefined && tasks.length > flags.limit) {
-    // The split's unloadable tasks are not among the first N that run, so they are not reported.
+    // Of the split's unloadable tasks only those --tasks named are reported: the others are not
+    // among what was asked for.
     tasks = tasks.slice(0, flags.limit);
-    unloadable = [];
+    if (!flags.tasks?.length) unloadable = [];
   }
   return { tasks, unloadable };
 }
@@ -138,7 +139,7 @@ export async function runEval(
     throw new ConfigError(`--attempts must be at least --k (${flags.k}), got ${attempts}`, { code: 'bad-flag' });
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
-  noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
+  if (!flags.quiet) noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);

@@ -37,7 +37,7 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
   await checkOwnFolder(flags.out, profileFiles, 'profiles');
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
-  noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
+  if (!flags.quiet) noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const pool = await loadPoolHarnesses(flags.pool, flags.env);

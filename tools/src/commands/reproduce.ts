@@ -12,7 +12,12 @@ import { createEnvironment, type EnvironmentOptions, environmentNames, environme
 import { duration } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { reachesOtherThreads } from '../plugins.js';
-import { type SimulatedSettingsFlags, simulatedSettings, simulatedSettingsText } from '../policies.js';
+import {
+  noteUnknownSimSkills,
+  type SimulatedSettingsFlags,
+  simulatedSettings,
+  simulatedSettingsText,
+} from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress } from '../progress.js';
 import {
@@ -214,6 +219,12 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
+  if (flags.simConfig !== undefined)
+    for (const env of envs) {
+      const environment = createEnvironment(env, where);
+      noteUnknownSimSkills(sim, environment, log);
+      await environment.close();
+    }
   // --study-steps alone asks for a study; --rescue-study without a number takes the default reps.
   const asked = flags.rescueStudy ?? (flags.studySteps ? true : undefined);
   const studyReps = asked === true ? defaultStudyReps : asked === false ? undefined : asked;

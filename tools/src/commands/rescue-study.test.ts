@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,20 @@ describe('harness-s rescue-study', () => {
     const result = await runRescueStudy({ ...withoutPool, steps: [0], out });
     const withPool = await runRescueStudy({ ...flags(), steps: [0], out: join(dir, 'study-with-pool.json') });
     expect(result.stages).toEqual(withPool.stages);
+
+    // A reproduction's run records no flags: its pool is the reproduction's pools/ENV.
+    const root = join(dir, 'reproduction');
+    const inReproduction = join(root, 'train', 'dbbench', 'main', 'harness-s', 'seed-1');
+    await cp(run, inReproduction, { recursive: true });
+    const { flags: _flags, ...config } = JSON.parse(await readFile(join(inReproduction, 'config.json'), 'utf8'));
+    await writeFile(join(inReproduction, 'config.json'), JSON.stringify(config));
+    await expect(runRescueStudy({ ...withoutPool, run: inReproduction, steps: [0] })).rejects.toThrow(
+      "records no pool folder, nor is the run in a reproduction whose pools/dbbench holds one; give the run's pool with --pool DIR",
+    );
+    await cp(pool, join(root, 'pools', 'dbbench'), { recursive: true });
+    await writeFile(join(root, 'pools', 'dbbench', 'index.json'), '{}');
+    const reproduced = await runRescueStudy({ ...withoutPool, run: inReproduction, steps: [0] });
+    expect(reproduced.stages).toEqual(withPool.stages);
   });
 
   it('refuses steps the run has no snapshot of, a pool without its variants, and a folder with no run', async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import {
   ConfigError,
   countOf,
@@ -128,6 +128,16 @@ export interface StudiedRunInfo {
   snapshots: number[];
 }
 
+/**
+ * The pool of a reproduction's run (`ROOT/train/ENV/VARIANT/METHOD/seed-N`, whose config.json
+ * records no flags): `ROOT/pools/ENV`, when it is there.
+ */
+function reproductionPool(dir: string, env: string): { poolDir?: string } {
+  const root = resolve(dir, '..', '..', '..', '..', '..');
+  const pool = join(root, 'pools', env);
+  return relative(root, dir).split(sep)[0] === 'train' && existsSync(join(pool, 'index.json')) ? { poolDir: pool } : {};
+}
+
 /** Reads a training run for a study, refusing one the study cannot replay, with the reason. */
 export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
   const dir = resolve(run);
@@ -156,7 +166,7 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
     env: config.env,
     h0: config.h0,
     pool: config.pool,
-    ...(config.flags?.pool ? { poolDir: config.flags.pool } : {}),
+    ...(config.flags?.pool ? { poolDir: config.flags.pool } : reproductionPool(dir, config.env)),
     k: config.config.k,
     seed: config.config.seed,
     variants: config.config.rescue?.variants ?? config.config.k,
@@ -310,9 +320,19 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
     const h0 = await resolveHarness(run.env, run.h0);
     const poolDir = flags.pool ?? run.poolDir;
     if (poolDir === undefined)
-      throw new ConfigError(`${run.dir}/config.json records no pool folder; give the run's pool with --pool DIR`, {
-        code: 'bad-flag',
-      });
+      throw new ConfigError(
+        `${run.dir}/config.json records no pool folder, nor is the run in a reproduction whose pools/${run.env} holds one; give the run's pool with --pool DIR`,
+        {
+          code: 'bad-flag',
+        },
+      );
+    if (flags.pool === undefined && !existsSync(poolDir))
+      throw new ConfigError(
+        `the run's pool ${poolDir}, recorded in its config.json, is gone; give it with --pool DIR`,
+        {
+          code: 'bad-flag',
+        },
+      );
     const pool = await loadPoolHarnesses(poolDir, run.env);
     // The tasks the run was cut from, unless --split says otherwise.
     const splits = await loadTaskSplits(environment, flags.split ?? recordedSplit(run.dir, run.recordedSplit));
@@ -327,7 +347,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       splits,
       h0,
       pool,
-      poolSource: flags.pool ? `--pool ${flags.pool}` : `the run's pool ${poolDir}`,
+      poolSource: flags.pool ? `--pool ${flags.pool}` : `${poolDir} (the run's pool; --pool DIR names another)`,
       ...(flags.profiles
         ? { initialProfiles: { profiles: await readProfiles(flags.profiles), source: resolve(flags.profiles) } }
         : {}),

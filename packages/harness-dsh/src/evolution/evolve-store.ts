@@ -49,7 +49,8 @@ async function refuseForeignFolder(dir: string, stateConfig: string): Promise<vo
   if (!statSync(dir).isDirectory())
     throw new ConfigError(`--out: ${dir} is a file, not a folder`, { code: 'bad-flag' });
   const held = await readdir(dir);
-  if (held.length === 0) return;
+  // Only `state/` without its config.json: an evolution killed as it began.
+  if (held.length === 0 || (held.length === 1 && held[0] === 'state')) return;
   const what = existsSync(join(dir, 'config.json'))
     ? 'a run (config.json)'
     : existsSync(join(dir, 'index.json'))
@@ -78,10 +79,13 @@ export class EvolveStore {
   static async open(dir: string, config: EvolveRecordedConfig): Promise<EvolveStore> {
     const store = new EvolveStore(dir);
     await refuseForeignFolder(dir, join(store.state, 'config.json'));
+    const path = join(store.state, 'config.json');
+    const continued = existsSync(path);
+    // The settings first: a folder killed at any moment after this is one evolution continues.
+    if (!continued) await writeJsonAtomic(path, config);
     for (const sub of ['candidates', 'runs', 'results', 'analyses'])
       await mkdir(join(store.state, sub), { recursive: true });
-    const path = join(store.state, 'config.json');
-    if (existsSync(path)) {
+    if (continued) {
       const recorded = parseWith(EvolveRecordedConfig, await readJson(path), path);
       for (const key of Object.keys(config) as Array<keyof EvolveRecordedConfig>) {
         if (canonicalJson(recorded[key]) !== canonicalJson(config[key])) {
@@ -91,8 +95,6 @@ export class EvolveStore {
           );
         }
       }
-    } else {
-      await writeJsonAtomic(path, config);
     }
     return store;
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveSeed, type EpisodeContext, type PlanNode, type Policy } from '@harness-s/core';
@@ -167,5 +167,10 @@ describe('evolvePool', () => {
     await expect(evolvePool(options)).rejects.toThrow(/already holds a run \(config\.json\)/);
     expect(await readFile(join(out, 'summary.json'), 'utf8')).toBe('{"method":"grpo"}');
     expect(await readdir(out)).toEqual(['config.json', 'summary.json']);
+    // A folder holding only the state/ an evolution killed as it began is taken up again.
+    const begun = await mkdtemp(join(tmpdir(), 'evolve-'));
+    await mkdir(join(begun, 'state', 'runs'), { recursive: true });
+    const again = await setup(begun, { rounds: 1 });
+    await expect(evolvePool(again.options)).resolves.toBeDefined();
   });
 });
