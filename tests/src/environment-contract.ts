@@ -3,12 +3,35 @@ import {
   type Environment,
   type Episode,
   Evaluation,
+  formatZodError,
+  PlanNode,
   planSkills,
   rightPath,
   type Task,
   ToolSpec,
 } from '@harness-s/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** What is wrong with an evaluation ('' when nothing): the schema's words, field by field. */
+export function evaluationProblem(value: unknown): string {
+  const parsed = Evaluation.safeParse(value);
+  return parsed.success ? '' : formatZodError(parsed.error);
+}
+
+/** The decision points whose wrong branch does the same actions as the right one: no mistake at all. */
+export function harmlessMistakes(nodes: readonly PlanNode[]): string[] {
+  const found: string[] = [];
+  const visit = (list: readonly PlanNode[]): void => {
+    for (const node of list) {
+      if (node.kind !== 'decide') continue;
+      if (JSON.stringify(rightPath(node.right)) === JSON.stringify(rightPath(node.wrong))) found.push(node.skill);
+      visit(node.right);
+      visit(node.wrong);
+    }
+  };
+  visit(nodes);
+  return found;
+}
 
 export interface EnvironmentContractOptions<T extends Task> {
   /** Shown in the test names. */
@@ -58,8 +81,13 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
 
     it('loads tasks with unique ids that belong to the environment', () => {
       expect(tasks.length).toBeGreaterThan(0);
-      expect(new Set(tasks.map((task) => task.id)).size).toBe(tasks.length);
-      for (const task of tasks) expect(task.env).toBe(environment.id);
+      const seen = new Set<string>();
+      const repeated = tasks.filter((task) => seen.has(task.id) || !seen.add(task.id)).map((task) => task.id);
+      expect(repeated, 'task ids that occur more than once').toEqual([]);
+      expect(
+        tasks.filter((task) => task.env !== environment.id).map((task) => `${task.id}: env '${task.env}'`),
+        `tasks whose env is not '${environment.id}'`,
+      ).toEqual([]);
       expect(environment.skills.length).toBeGreaterThan(0);
     });
 
@@ -87,7 +115,7 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
           if (result.done) break;
         }
         // The episode still evaluates after bad actions.
-        expect(Evaluation.safeParse(await episode.evaluate()).success).toBe(true);
+        expect(evaluationProblem(await episode.evaluate()), 'evaluate() after bad actions').toBe('');
       });
     });
 
@@ -100,6 +128,9 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
         // its decision points must name the environment's skills (what evolution and profiles know).
         const unended: string[] = [];
         const unknownSkills = new Set<string>();
+        const malformed: string[] = [];
+        const badEvaluations: string[] = [];
+        const noMistake: string[] = [];
         const known = new Set(environment.skills.map((skill) => skill.name));
         const run = async (episode: Episode<T>, plan: readonly Action[], label: string) => {
           let ended = false;
@@ -112,10 +143,17 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
         };
         for (const task of sample()) {
           const plan = environment.oraclePlan(task);
+          const shape = PlanNode.array().safeParse(plan.nodes);
+          if (!shape.success) {
+            malformed.push(`${task.id}: ${formatZodError(shape.error)}`);
+            continue;
+          }
+          for (const skill of harmlessMistakes(plan.nodes)) noMistake.push(`${task.id}: ${skill}`);
           for (const skill of planSkills(plan.nodes)) if (!known.has(skill)) unknownSkills.add(`${task.id}: ${skill}`);
           const actions: Action[] = rightPath(plan.nodes);
           const oracle = await withEpisode(task, (episode) => run(episode, actions, task.id));
-          expect(Evaluation.safeParse(oracle).success).toBe(true);
+          const problem = evaluationProblem(oracle);
+          if (problem) badEvaluations.push(`${task.id}: ${problem}`);
           if (!oracle.success || oracle.reward !== 1) unsolved.push(task.id);
           const nothing = await withEpisode(task, (episode) => episode.evaluate());
           if (nothing.success || nothing.reward !== 0) solvedByNothing.push(task.id);
@@ -124,6 +162,9 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
           );
           if (empty.success || empty.reward !== 0) solvedByNothing.push(`${task.id} (empty plan)`);
         }
+        expect(malformed, 'oracle plans that are not plans').toEqual([]);
+        expect(badEvaluations, 'evaluations that break the Evaluation schema').toEqual([]);
+        expect(noMistake, 'decision points whose wrong branch does what the right one does').toEqual([]);
         expect(unsolved).toEqual([]);
         expect(solvedByNothing).toEqual([]);
         expect(unended, 'plans whose actions never end the episode').toEqual([]);

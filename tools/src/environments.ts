@@ -1,6 +1,7 @@
 import { ConfigError, type Environment, type Policy } from '@harness-s/core';
 import { builtInEnvironments } from './builtin-environments.js';
 import type { EnvironmentEntry, EnvironmentOptions } from './environment-entry.js';
+import { guardEnvironment } from './environment-guard.js';
 
 export type { CleanupFlags, EnvironmentEntry, EnvironmentOptions } from './environment-entry.js';
 
@@ -61,7 +62,7 @@ export function createEnvironment(name: string, options: EnvironmentOptions = {}
       `environment '${name}' creates an environment whose id is '${environment.id}': they must be equal (the plug-in's environment.name, the Environment's id and its H0's env)`,
       { code: 'bad-plugin' },
     );
-  return environment;
+  return guardEnvironment(environment);
 }
 
 /** The split `eval` and `replay` read without `--split`: `dev` where the environment ships one, else its first. */

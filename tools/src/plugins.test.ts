@@ -24,7 +24,7 @@ const counterPlugin = (name: string): HarnessSPlugin => ({
   // The counter environment under the plug-in's name: an environment's id is its name.
   environment: {
     name,
-    create: () => ({ ...createCounterEnvironment().environment, id: name }) as unknown as Environment,
+    create: () => createCounterEnvironment({ id: name }).environment as unknown as Environment,
   },
   harnesses: { h0: h0(name) },
   extras: { env: name, transforms: [], directiveTexts: { count: ['Add the target exactly.'] } },
@@ -56,9 +56,21 @@ describe('registering a plug-in', () => {
         harnesses: { h0: h0('dbbench') },
       }),
     ).toThrow(/environment 'dbbench' is already registered/);
-    expect(() => registerPlugin({ ...plugin, codecs: [toolCallsCodec] })).toThrow(
-      /codec 'tool-calls' is already registered/,
+    expect(() => registerPlugin({ ...plugin, codecs: [toolCallsCodec] }, 'mine.js')).toThrow(
+      "plug-in mine.js: codecs: codec 'tool-calls' is already registered",
     );
+    // A harness that is not a spec, or names a codec nobody registered, is refused at load, by its name.
+    const spec = h0('tally-2')();
+    const { truncationMarker: _marker, ...context } = spec.context;
+    expect(() =>
+      registerPlugin({ ...plugin, harnesses: { h0: () => ({ ...spec, context }) as never } }, 'mine.js'),
+    ).toThrow(/^plug-in mine\.js: harnesses\.h0 is not a harness spec: context\.truncationMarker: /);
+    expect(() =>
+      registerPlugin(
+        { ...plugin, harnesses: { h0: () => ({ ...spec, codec: { ...spec.codec, kind: 'smoke-signals' } }) } },
+        'mine.js',
+      ),
+    ).toThrow(/^plug-in mine\.js: harnesses\.h0: codec\.kind: unknown action codec 'smoke-signals'/);
     expect(() => registerPlugin(counterPlugin('Tally 3'))).toThrow(
       /environment\.name must be lower-case letters, digits and dashes, got "Tally 3"/,
     );

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type ActionCodec, ConfigError, type HarnessSpec } from '@harness-s/core';
+import { type ActionCodec, ConfigError, formatZodError, HarnessSpec } from '@harness-s/core';
 import {
+  createHarness,
   type EnvironmentExtras,
   registerBuiltInHarnesses,
   registerCodec,
@@ -58,6 +59,18 @@ function checkPlugin(value: unknown, source: string): asserts value is HarnessSP
   if (h0.env !== environment.name) {
     throw bad(`harnesses.h0 is a harness of env '${h0.env}', not of the environment's name '${environment.name}'`);
   }
+  // Every harness is data a schema checks: a mistake is said now, with the harness's name.
+  for (const [name, make] of Object.entries(plugin.harnesses)) {
+    if (typeof make !== 'function') throw bad(`harnesses.${name} must be a function returning a harness spec`);
+    let spec: unknown;
+    try {
+      spec = make();
+    } catch (error) {
+      throw bad(`harnesses.${name} failed: ${(error as Error).message}`);
+    }
+    const parsed = HarnessSpec.safeParse(spec);
+    if (!parsed.success) throw bad(`harnesses.${name} is not a harness spec: ${formatZodError(parsed.error)}`);
+  }
 }
 
 const loaded = new Set<string>();
@@ -90,9 +103,25 @@ export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code')
       code: 'duplicate-environment',
     });
   }
-  for (const codec of plugin.codecs ?? []) registerCodec(codec);
+  for (const codec of plugin.codecs ?? []) {
+    try {
+      registerCodec(codec);
+    } catch (error) {
+      throw new ConfigError(`plug-in ${source}: codecs: ${(error as Error).message}`, { code: 'bad-plugin' });
+    }
+  }
   registerBuiltInHarnesses(name, plugin.harnesses);
   if (plugin.extras) registerEnvironmentExtras(plugin.extras);
+  // With its codecs and extras in place, every harness must build (its codec known, its transforms found).
+  for (const [harnessName, make] of Object.entries(plugin.harnesses)) {
+    try {
+      createHarness(make());
+    } catch (error) {
+      throw new ConfigError(`plug-in ${source}: harnesses.${harnessName}: ${(error as Error).message}`, {
+        code: 'bad-plugin',
+      });
+    }
+  }
   registerEnvironment(plugin.environment);
 }
 

@@ -95,6 +95,19 @@ describe('the agent loop', () => {
     expect(stats).toEqual({ opened: 1, closed: 1 });
   });
 
+  it("refuses an environment's evaluation outside the schema, naming the environment and the task", async () => {
+    const { environment, stats } = createCounterEnvironment();
+    const open = environment.open.bind(environment);
+    environment.open = async (task, options) => {
+      const episode = await open(task, options);
+      return Object.assign(episode, { evaluate: async () => ({ reward: 5, success: true, checks: [] }) });
+    };
+    await expect(runAttempt(request({ environment }))).rejects.toThrow(
+      /^environment counter: evaluate\(\) of task count-2 returned no valid evaluation: reward: .*<=1/,
+    );
+    expect(stats).toEqual({ opened: 1, closed: 1 });
+  });
+
   it('retries infrastructure errors and records them; gives up unscored after the last try', async () => {
     const flaky = createCounterEnvironment({ failOpens: 2 });
     const retried = await runAttempt(request({ environment: flaky.environment }), { maxInfraRetries: 2 });

@@ -1,6 +1,8 @@
 import type { Environment, Episode } from './environment.js';
-import { describeError, InfrastructureError } from './errors.js';
+import { describeError, InfrastructureError, InputError } from './errors.js';
+import { Evaluation } from './evaluation.js';
 import type { DecodedAction, ExecutedAction, Harness } from './harness.js';
+import { formatZodError } from './jsonl.js';
 import { addUsage, type Message, type Usage, zeroUsage } from './message.js';
 import type { Policy } from './policy.js';
 import type { Task } from './task.js';
@@ -123,7 +125,7 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
     }
 
     const evaluateStart = performance.now();
-    const evaluation = await episode.evaluate();
+    const evaluation = checkedEvaluation(await episode.evaluate(), environment.id, task.id);
     const evaluateMs = performance.now() - evaluateStart;
     return {
       messages,
@@ -142,6 +144,20 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
   } finally {
     await episode.close();
   }
+}
+
+/**
+ * An episode's evaluation, checked: a reward outside [0, 1] or a missing field is a fault of the
+ * environment, said with its id and the task's, before any run records or trains on it.
+ */
+function checkedEvaluation(value: unknown, envId: string, taskId: string): Evaluation {
+  const parsed = Evaluation.safeParse(value);
+  // What the environment returned, as it returned it (with `details` defaulted).
+  if (parsed.success) return { ...(value as Evaluation), details: parsed.data.details };
+  throw new InputError(
+    `environment ${envId}: evaluate() of task ${taskId} returned no valid evaluation: ${formatZodError(parsed.error)}`,
+    { code: 'bad-evaluation' },
+  );
 }
 
 /**

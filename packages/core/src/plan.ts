@@ -30,7 +30,8 @@ export type PlanNode =
     };
 
 export const PlanNode: z.ZodType<PlanNode> = z.lazy(() =>
-  z.union([
+  // Told apart by `kind`, so an error names the field of the node that is wrong.
+  z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('act'), action: Action, thought: z.string().optional() }),
     z.object({
       kind: z.literal('decide'),

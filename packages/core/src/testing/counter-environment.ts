@@ -23,6 +23,8 @@ const tools: ToolSpec[] = [
 export interface CounterEnvironmentOptions {
   /** Opening fails with an InfrastructureError this many times before it works. */
   failOpens?: number;
+  /** The environment's id, which its tasks name as their env (default `counter`). */
+  id?: string;
 }
 
 /**
@@ -33,9 +35,10 @@ export interface CounterEnvironmentOptions {
 export function createCounterEnvironment(options: CounterEnvironmentOptions = {}) {
   let failuresLeft = options.failOpens ?? 0;
   const stats = { opened: 0, closed: 0 };
+  const id = options.id ?? 'counter';
   const tasks: CounterTask[] = [1, 2, 3].map((target) => ({
     id: `count-${target}`,
-    env: 'counter',
+    env: id,
     split: 'dev',
     instruction: `Make the counter equal ${target}, then submit.`,
     tags: [],
@@ -43,7 +46,7 @@ export function createCounterEnvironment(options: CounterEnvironmentOptions = {}
   }));
 
   const environment: Environment<CounterTask> = {
-    id: 'counter',
+    id,
     splits: ['dev'],
     skills: [{ name: 'count', description: 'add the right amount' }],
     async loadTasks() {
