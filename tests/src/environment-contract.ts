@@ -132,10 +132,15 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
         const badEvaluations: string[] = [];
         const noMistake: string[] = [];
         const known = new Set(environment.skills.map((skill) => skill.name));
+        // The first action the episode answered with an error, for the reason an oracle failed.
+        let firstError = '';
         const run = async (episode: Episode<T>, plan: readonly Action[], label: string) => {
           let ended = false;
+          firstError = '';
           for (const action of plan) {
-            ended = (await episode.step(action)).done;
+            const result = await episode.step(action);
+            if (result.error && !firstError) firstError = `${action.tool}: ${result.error.message}`;
+            ended = result.done;
             if (ended) break;
           }
           if (!ended) unended.push(label);
@@ -154,7 +159,12 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
           const oracle = await withEpisode(task, (episode) => run(episode, actions, task.id));
           const problem = evaluationProblem(oracle);
           if (problem) badEvaluations.push(`${task.id}: ${problem}`);
-          if (!oracle.success || oracle.reward !== 1) unsolved.push(task.id);
+          if (!oracle.success || oracle.reward !== 1) {
+            const failed = oracle.checks?.find((check) => !check.passed);
+            const why =
+              firstError || (failed ? `check ${failed.name} failed${failed.detail ? `: ${failed.detail}` : ''}` : '');
+            unsolved.push(why ? `${task.id} (${why.slice(0, 160)})` : task.id);
+          }
           const nothing = await withEpisode(task, (episode) => episode.evaluate());
           if (nothing.success || nothing.reward !== 0) solvedByNothing.push(task.id);
           const empty = await withEpisode(task, (episode) =>
@@ -165,7 +175,10 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
         expect(malformed, 'oracle plans that are not plans').toEqual([]);
         expect(badEvaluations, 'evaluations that break the Evaluation schema').toEqual([]);
         expect(noMistake, 'decision points whose wrong branch does what the right one does').toEqual([]);
-        expect(unsolved).toEqual([]);
+        expect(
+          unsolved,
+          'tasks the oracle plan does not solve (the first action the episode refused, or a failed check)',
+        ).toEqual([]);
         expect(solvedByNothing).toEqual([]);
         expect(unended, 'plans whose actions never end the episode').toEqual([]);
         expect([...unknownSkills], 'decision points naming skills the environment does not list').toEqual([]);
