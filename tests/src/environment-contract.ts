@@ -4,6 +4,7 @@ import {
   type Episode,
   Evaluation,
   formatZodError,
+  type Harness,
   PlanNode,
   planSkills,
   rightPath,
@@ -46,6 +47,28 @@ export interface EnvironmentContractOptions<T extends Task> {
   resourcesInUse?: (environment: Environment<T>) => Promise<number>;
   /** Test timeout for the whole-split checks. */
   timeoutMs?: number;
+  /**
+   * The environment's harnesses (its H0 at least): each one's codec must decode what it encodes, for
+   * every action of the oracle plans, since the simulated, oracle and empty policies speak through it.
+   */
+  harnesses?: () => readonly Harness[] | Promise<readonly Harness[]>;
+}
+
+/**
+ * The actions of a plan a codec does not give back as they went in (`decode(encode([action]))`),
+ * described; [] when it round-trips them all.
+ */
+export function codecMismatches(harness: Harness, actions: readonly Action[], tools: readonly ToolSpec[]): string[] {
+  const found: string[] = [];
+  for (const action of actions) {
+    const decoded = harness.codec.decode(harness.codec.encode([action]), tools);
+    const back = decoded.ok ? decoded.actions.map((item) => item.action) : [];
+    if (JSON.stringify(back) !== JSON.stringify([action]))
+      found.push(
+        `${harness.spec.id}: ${JSON.stringify(action).slice(0, 120)} came back as ${decoded.ok ? JSON.stringify(back).slice(0, 120) : `an error (${decoded.error})`}`,
+      );
+  }
+  return found;
 }
 
 /**
@@ -185,6 +208,21 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
       },
       timeout,
     );
+
+    // Only where the harnesses are given: an environment package of this repository has its codecs'
+    // round trips tested in harness-dsh.
+    if (options.harnesses)
+      it("round-trips every oracle action through each harness's codec", async () => {
+        const harnesses = (await options.harnesses?.()) ?? [];
+        expect(harnesses.length).toBeGreaterThan(0);
+        const tools = await withEpisode(tasks[0] as T, async (episode) => episode.tools);
+        const mismatches = sample().flatMap((task) =>
+          harnesses.flatMap((harness) =>
+            codecMismatches(harness, rightPath(environment.oraclePlan(task).nodes), tools),
+          ),
+        );
+        expect(mismatches.slice(0, 10), 'oracle actions a codec does not decode as it encoded them').toEqual([]);
+      });
 
     it('keeps concurrent episodes of one task apart', async () => {
       const task = tasks[0] as T;
