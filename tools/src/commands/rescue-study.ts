@@ -1,18 +1,13 @@
 import { existsSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   ConfigError,
   countOf,
   deriveSeed,
   type Environment,
-  formatZodError,
   type Harness,
-  policySnapshotSteps,
   readPolicySnapshot,
-  readTrainConfig,
   type Task,
-  TrainConfig,
-  trainFiles,
   writeJsonAtomic,
 } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
@@ -26,7 +21,6 @@ import {
   SimilarTaskRanker,
   studyRescue,
 } from '@harness-s/router';
-import { z } from 'zod';
 import { builtInDiagnosis, failureRankerWeight, warnWithoutFailures, withFailureRanker } from '../diagnosis.js';
 import { createEnvironment, type EnvironmentOptions, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
@@ -34,7 +28,10 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { pairedText, studyArmHeadings, studyShapes } from '../rescue-study-summary.js';
-import { loadTaskSplits, type RecordedSplit, recordedSplit, type TaskSplits } from '../task-splits.js';
+import { defaultStudySteps, readStudiedRun, type StudiedRunInfo } from '../studied-run.js';
+import { loadTaskSplits, recordedSplit, type TaskSplits } from '../task-splits.js';
+
+export { defaultStudySteps, readStudiedRun, type StudiedRunInfo } from '../studied-run.js';
 
 /** How a run is studied. */
 export interface StudySettings {
@@ -69,20 +66,6 @@ export interface RescueStudyFlags extends EnvironmentOptions, Omit<StudySettings
   quiet?: boolean;
 }
 
-/** What the study needs of a run's config.json. */
-const StudiedRun = z.object({
-  env: z.string(),
-  config: TrainConfig,
-  h0: z.string().default('h0'),
-  pool: z.array(z.string()).default([]),
-  trainer: z.string(),
-  trainTasks: z.array(z.string()),
-  split: z.unknown().optional(),
-  splits: z.unknown().optional(),
-  /** The flags the run was started with; `pool` the pool folder's absolute path. */
-  flags: z.object({ pool: z.string().optional() }).optional(),
-});
-
 export interface RescueStudyResult {
   schemaVersion: 1;
   run: string;
@@ -102,79 +85,6 @@ export interface RescueStudyResult {
 
 /** Where a run's study is written unless told otherwise. */
 export const rescueStudyFile = 'rescue-study.json';
-
-/** First, middle and last of the steps a run has snapshots of. */
-export function defaultStudySteps(available: readonly number[]): number[] {
-  if (available.length === 0) return [];
-  const middle = available[Math.floor((available.length - 1) / 2)] as number;
-  return [...new Set([available[0] as number, middle, available.at(-1) as number])];
-}
-
-/** A training run as the study reads it: its folder, its config.json, the steps it has snapshots of. */
-export interface StudiedRunInfo {
-  dir: string;
-  env: string;
-  h0: string;
-  pool: string[];
-  /** The pool folder the run was started with, when its config.json records it. */
-  poolDir?: string;
-  k: number;
-  seed: number;
-  /** The run's rescue width (its config, else K). */
-  variants: number;
-  trainTasks: string[];
-  /** What the run's config says of the `--split` it was cut from (`recordedSplit` reads it). */
-  recordedSplit: RecordedSplit;
-  snapshots: number[];
-}
-
-/**
- * The pool of a reproduction's run (`ROOT/train/ENV/VARIANT/METHOD/seed-N`, whose config.json
- * records no flags): `ROOT/pools/ENV`, when it is there.
- */
-function reproductionPool(dir: string, env: string): { poolDir?: string } {
-  const root = resolve(dir, '..', '..', '..', '..', '..');
-  const pool = join(root, 'pools', env);
-  return relative(root, dir).split(sep)[0] === 'train' && existsSync(join(pool, 'index.json')) ? { poolDir: pool } : {};
-}
-
-/** Reads a training run for a study, refusing one the study cannot replay, with the reason. */
-export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
-  const dir = resolve(run);
-  const configPath = join(dir, trainFiles.config);
-  if (!existsSync(configPath))
-    throw new ConfigError(`${dir}: no training run here (no config.json)`, { code: 'bad-flag' });
-  const parsed = StudiedRun.safeParse(await readTrainConfig(dir));
-  if (!parsed.success)
-    throw new ConfigError(`${configPath}: ${formatZodError(parsed.error)}`, { code: 'bad-run-config' });
-  const config = parsed.data;
-  if (config.trainer !== 'sim-grpo')
-    throw new ConfigError(
-      `${configPath}: trainer '${config.trainer}'; a rescue study replays the simulated policy only`,
-      {
-        code: 'bad-run-config',
-      },
-    );
-  const snapshots = await policySnapshotSteps(dir);
-  if (snapshots.length === 0)
-    throw new ConfigError(
-      `${dir} keeps no policy snapshots (checkpoints/policy-step-N.json); train it again to study it`,
-      { code: 'no-snapshot' },
-    );
-  return {
-    dir,
-    env: config.env,
-    h0: config.h0,
-    pool: config.pool,
-    ...(config.flags?.pool ? { poolDir: config.flags.pool } : reproductionPool(dir, config.env)),
-    k: config.config.k,
-    seed: config.config.seed,
-    variants: config.config.rescue?.variants ?? config.config.k,
-    trainTasks: config.trainTasks,
-    recordedSplit: { split: config.split, splits: config.splits },
-    snapshots,
-  };
-}
 
 /** What a study of one run needs besides the run: the environment and pool it was trained with. */
 export interface StudyTrainingRunOptions extends StudySettings {
