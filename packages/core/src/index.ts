@@ -15,6 +15,7 @@ export * from './metrics.js';
 export * from './plan.js';
 export * from './policy.js';
 export * from './random.js';
+export * from './run-lock.js';
 export * from './run-store.js';
 export * from './sandbox.js';
 export * from './summary.js';

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { InputError } from './errors.js';
 import { parseWith, streamJsonl } from './jsonl.js';
+import { lockRunFolder } from './run-lock.js';
 import { Trajectory } from './trajectory.js';
 
 /** File names inside a run folder. */
@@ -52,6 +53,7 @@ export class RunStore {
   private constructor(
     readonly dir: string,
     private readonly handle: FileHandle,
+    private readonly lock: { release(): Promise<void> },
   ) {}
 
   private queue: Promise<void> = Promise.resolve();
@@ -59,9 +61,16 @@ export class RunStore {
   /** Creates (or reopens for appending) a run folder and writes its config. */
   static async create(dir: string, config: unknown): Promise<RunStore> {
     await mkdir(dir, { recursive: true });
-    await writeJsonAtomic(join(dir, runFiles.config), config);
-    const handle = await open(join(dir, runFiles.trajectories), 'a');
-    return new RunStore(dir, handle);
+    // One writer at a time: a second process continuing the same run is refused.
+    const lock = await lockRunFolder(dir);
+    try {
+      await writeJsonAtomic(join(dir, runFiles.config), config);
+      const handle = await open(join(dir, runFiles.trajectories), 'a');
+      return new RunStore(dir, handle, lock);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
   }
 
   /** Appends one trajectory; writes are serialised so lines never interleave. */
@@ -82,6 +91,7 @@ export class RunStore {
     await this.queue;
     await this.handle.sync().catch(() => undefined);
     await this.handle.close();
+    await this.lock.release();
   }
 }
 

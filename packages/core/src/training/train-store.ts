@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { parseWith, readJsonl } from '../jsonl.js';
+import { lockRunFolder } from '../run-lock.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from '../run-store.js';
 import type { Trajectory } from '../trajectory.js';
 import { StepMetrics } from './step-metrics.js';
@@ -110,7 +111,10 @@ export async function truncateAfterStep(path: string, step: number, stepOf: (val
  * last checkpoint, and whatever was written after it is dropped, so no group is lost or doubled.
  */
 export class TrainStore {
-  private constructor(readonly dir: string) {}
+  private constructor(
+    readonly dir: string,
+    private readonly lock: { release(): Promise<void> },
+  ) {}
 
   /** Opens a run folder: fresh (refusing one that already holds a run) or for resuming. */
   static async open(
@@ -118,7 +122,24 @@ export class TrainStore {
     config: unknown,
     resume: boolean,
   ): Promise<{ store: TrainStore; checkpoint: Checkpoint | null }> {
-    const store = new TrainStore(dir);
+    // Taken before anything is read or cut back: a second writer of this run is refused first.
+    await mkdir(dir, { recursive: true });
+    const lock = await lockRunFolder(dir);
+    try {
+      return await TrainStore.openLocked(dir, config, resume, lock);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  private static async openLocked(
+    dir: string,
+    config: unknown,
+    resume: boolean,
+    lock: { release(): Promise<void> },
+  ): Promise<{ store: TrainStore; checkpoint: Checkpoint | null }> {
+    const store = new TrainStore(dir, lock);
     const checkpointPath = join(dir, trainFiles.checkpoint);
     if (resume) {
       if (!existsSync(checkpointPath)) {
@@ -179,8 +200,10 @@ export class TrainStore {
     await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
   }
 
+  /** Writes the run's summary, its last write: the folder is then free for another writer. */
   async writeSummary(summary: unknown): Promise<void> {
     await writeJsonAtomic(join(this.dir, trainFiles.summary), summary);
+    await this.lock.release();
   }
 }
 
