@@ -300,7 +300,7 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
       });
     if (config.trainer !== 'sim-grpo')
       throw new ConfigError(
-        `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here`,
+        `--checkpoint ${path}: the run was trained by '${String(config.trainer)}'; only the simulated policy's runs ('sim-grpo') can be rebuilt here${config.trainer === 'batch-export' ? ". Its model lives where it was served: evaluate it there with --policy openai --base-url URL --model NAME (a 'harness-s serve sim' keeps each step's parameters as checkpoints/policy-step-N.json in its --out folder, which --checkpoint takes)" : ''}`,
         { code: 'bad-flag' },
       );
     cutFrom = () => recordedSplit(runDir, config);

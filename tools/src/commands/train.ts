@@ -8,12 +8,14 @@ import {
   countOf,
   InfrastructureError,
   RandomRouter,
+  readJson,
   readTrainConfig,
   requirePool,
   type Trainer,
   type TrainMethod,
   type TrainSummary,
   train,
+  trainFiles,
 } from '@harness-s/core';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, pingRedis, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
@@ -159,6 +161,7 @@ export async function runTrain(
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
+    if (flags.resume) log(await resumeLine(dir, flags.steps));
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
     anchoring = served && !flags.quiet ? anchoringProgress() : undefined;
@@ -338,6 +341,15 @@ export async function runTrain(
       await environment.close();
     });
   }
+}
+
+/** What a continued run says first: where it picks up, and what it does again. */
+export async function resumeLine(dir: string, steps: number): Promise<string> {
+  const path = join(dir, trainFiles.checkpoint);
+  const done = existsSync(path) ? ((await readJson(path)) as { step?: number }).step : undefined;
+  if (done === undefined) return `Continuing ${dir}: no checkpoint yet, so it starts again from the beginning`;
+  if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done`;
+  return `Continuing ${dir} from its checkpoint after step ${done}: steps ${done + 1}-${steps} to go (what step ${done + 1} recorded before the stop is sampled again and replaced)`;
 }
 
 /**
