@@ -4,6 +4,7 @@ import {
   type Environment,
   evaluate,
   type Harness,
+  InfrastructureError,
   mapConcurrent,
   type Policy,
   type Task,
@@ -303,6 +304,16 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
       stop.abort(error);
       throw error;
     });
+    // Profiles of attempts that all failed to run would say nothing, and a router would trust them.
+    if (summary.tasks > 0 && summary.unscoredTasks.length === summary.tasks) {
+      const first = trajectories.find((trajectory) => trajectory.infraErrors.length > 0)?.infraErrors.at(-1)?.message;
+      const error = new InfrastructureError(
+        `profiling ${harness.spec.id}: no attempt could be scored, every try ended in an infrastructure error${first ? ` (the first: ${first})` : ''}`,
+        { code: 'every-attempt-lost' },
+      );
+      stop.abort(error);
+      throw error;
+    }
     done += 1;
     options.onHarness?.(harness.spec.id, done, harnesses.length);
     return { outcomes: outcomesOf(summary.perTask), trajectories: harness === options.h0 ? trajectories : [] };

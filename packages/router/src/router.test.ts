@@ -6,7 +6,7 @@ import { counterPolicy, profileCounter } from './__fixtures__/counter-policy.js'
 import { handProfiles, selectTask, variant } from './__fixtures__/hand-profiles.js';
 import { AdaptiveRouter } from './adaptive-router.js';
 import { LexicalIndex } from './lexical.js';
-import type { HarnessProfile } from './profiles.js';
+import { buildProfiles, type HarnessProfile } from './profiles.js';
 import { credibleGain, LlmRanker, ProfileStatsRanker, pairedGain, SimilarTaskRanker, shrunkRate } from './rankers.js';
 import { maxSummaryChars, summarizeProfiles, summaryPrompt } from './summaries.js';
 
@@ -19,6 +19,25 @@ const policy = counterPolicy(
 const profiled = () => profileCounter(policy, [variant('good-2'), variant('good-3'), variant('bad')]);
 
 describe('behaviour profiles', () => {
+  it('are refused when no attempt could be run, instead of saying nothing is helped', async () => {
+    const { environment } = createCounterEnvironment({ failOpens: 1_000 });
+    const { tasks } = await environment.loadTasks({});
+    await expect(
+      buildProfiles({
+        environment,
+        tasks,
+        h0: createPlainHarness(),
+        pool: [variant('good-2')],
+        policy,
+        k: 1,
+        seed: 1,
+        concurrency: 2,
+      }),
+    ).rejects.toThrow(
+      /^profiling plain: no attempt could be scored, every try ended in an infrastructure error \(the first: counter service unavailable\)/,
+    );
+  });
+
   it('say where a variant helps and where it hurts, against H0, per task and feature', async () => {
     const { profiles } = await profiled();
     expect(profiles.h0.successRate).toBeCloseTo(1 / 3, 12);
