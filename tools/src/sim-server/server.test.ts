@@ -149,14 +149,25 @@ describe('the served simulated model', () => {
       expect(learned.config.hardTheta[hardClass], hardClass).toBeCloseTo(value, 9);
     expect(learned.config.theta['verify-after-write']).not.toBeCloseTo(-1, 3);
 
+    // Lines say the step they come from: handed over as another step, the batch is refused.
+    const asStep = (step: number, some = lines) =>
+      some.map((line) => JSON.stringify({ ...JSON.parse(line), step })).join('\n');
+    const misfiled = await post('/sim/update?step=2', lines.join('\n'));
+    expect(misfiled.status).toBe(400);
+    expect(await misfiled.text()).toMatch(/batch line 1: comes from step 1, but the batch is handed over as step 2/);
     // Step 2 builds on step 1; step 1 handed over again replaces its update and drops step 2.
-    expect((await post('/sim/update?step=2', lines.slice(0, 4).join('\n'))).status).toBe(200);
+    expect((await post('/sim/update?step=2&run=a', asStep(2, lines.slice(0, 4)))).status).toBe(200);
     expect(server.policy.step).toBe(2);
-    expect((await post('/sim/update?step=1', lines.join('\n'))).status).toBe(200);
+    // Another run's batch would roll back run a's updates: refused, nothing changed.
+    const intruder = await post('/sim/update?step=1&run=b', lines.join('\n'));
+    expect(intruder.status).toBe(409);
+    expect(await intruder.text()).toMatch(/come from run a .*a batch of run b would replace them/);
+    expect(server.policy.step).toBe(2);
+    expect((await post('/sim/update?step=1&run=a', lines.join('\n'))).status).toBe(200);
     expect(server.policy.step).toBe(1);
     expect(server.policy.config.theta).toEqual(learned.config.theta);
     expect(server.updates.map((update) => update.step)).toEqual([1]);
-    const skipped = await post('/sim/update?step=3', lines.join('\n'));
+    const skipped = await post('/sim/update?step=3', asStep(3));
     expect(skipped.status).toBe(409);
     expect(((await skipped.json()) as { error: { message: string } }).error.message).toMatch(/no policy after step 2/);
   });
@@ -193,7 +204,10 @@ describe('the served simulated model', () => {
     }
     const first = await startSimulatedModelServer({ world, policy: initial, dir });
     const update = (url: string, step: number) =>
-      fetch(`${url}/sim/update?step=${step}`, { method: 'POST', body: lines.join('\n') });
+      fetch(`${url}/sim/update?step=${step}`, {
+        method: 'POST',
+        body: lines.map((line) => JSON.stringify({ ...JSON.parse(line), step })).join('\n'),
+      });
     expect((await update(first.url, 1)).status).toBe(200);
     expect((await update(first.url, 2)).status).toBe(200);
     expect((await update(first.url, 2)).status).toBe(200);

@@ -55,7 +55,7 @@ export interface SimulatedModelServer {
  *
  * - `POST /v1/chat/completions` reads the task and the harness from the conversation, follows the
  *   turns it holds (teacher forcing), and samples the next with fresh draws.
- * - `POST /v1/sim/update?step=N` takes a batch (JSONL of training examples, as `batches/step-N.jsonl`
+ * - `POST /v1/sim/update?step=N&run=RUN` takes a batch (JSONL of training examples, as `batches/step-N.jsonl`
  *   holds them), recovers each attempt's decisions from its messages and applies the simulated
  *   GRPO update to the policy after step N - 1: a step handed over again replaces its update.
  * - `GET /v1/sim/state` gives the served parameters and the updates applied; `GET /v1/models` the model.
@@ -137,7 +137,14 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     }
   };
 
-  const update = async (step: number, batch: string) => {
+  const update = async (step: number, batch: string, run: string | undefined) => {
+    // Another run's batch would roll back (and delete) what this one's updates made.
+    const other = run === undefined ? undefined : updates.find((item) => item.run !== undefined && item.run !== run);
+    if (other)
+      throw new HttpError(
+        409,
+        `this server's parameters come from run ${other.run} (its updates of steps ${updates.map((item) => item.step).join(', ')}); a batch of run ${run} would replace them: serve each run from a server (and --out folder) of its own`,
+      );
     const base = snapshots.get(step - 1);
     if (!base)
       throw new HttpError(
@@ -158,6 +165,11 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       }
       const where = `batch line ${index + 1}`;
       const example = parse(BatchLine, json, where);
+      if (example.step !== undefined && example.step !== step)
+        throw new HttpError(
+          400,
+          `${where}: comes from step ${example.step}, but the batch is handed over as step ${step}`,
+        );
       let context: EpisodeContext;
       try {
         const task = world.taskById(example.taskId);
@@ -199,6 +211,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       groups: groups.size,
       updateNorm: result.stats['updateNorm'] ?? 0,
       unfollowed,
+      ...(run === undefined ? {} : { run }),
     };
     const kept = [...updates.filter((item) => item.step < step), applied];
     // Recorded before it is served or answered: a server killed now restarts from it.
@@ -237,7 +250,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
             ? 'give the step the batch comes from: /v1/sim/update?step=N (HARNESS_S_STEP in --on-batch)'
             : `?step= must be the step the batch comes from (1 or more), got '${given}'`,
         );
-      return update(step, await readBody(request));
+      return update(step, await readBody(request), url.searchParams.get('run') ?? undefined);
     }
     throw new HttpError(
       404,

@@ -14,6 +14,8 @@ export interface AppliedUpdate {
   updateNorm: number;
   /** Attempts left out: their turns are not ones the plan can produce (see `SimulatedPolicy.follow`). */
   unfollowed: string[];
+  /** The run that handed it over (`?run=`), when it said. */
+  run?: string;
 }
 
 const SavedUpdates = z.array(
@@ -23,6 +25,7 @@ const SavedUpdates = z.array(
     groups: z.number().int(),
     updateNorm: z.number(),
     unfollowed: z.array(z.string()),
+    run: z.string().optional(),
   }),
 );
 

@@ -30,6 +30,8 @@ export const BatchLine = z.object({
   context: z.enum(['h0', 'variant']),
   messages: z.array(WireMessage),
   advantage: z.number(),
+  /** The training step the line comes from (exported batches carry it). */
+  step: z.number().int().optional(),
 });
 
 const text = (content: z.infer<typeof WireContent> | undefined): string =>
