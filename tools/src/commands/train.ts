@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -37,6 +36,7 @@ import { createProgress, type Progress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
 import { keepSplitFile, keptSplit, loadTaskSplits, type RecordedSplit, recordedSplit } from '../task-splits.js';
+import { batchHook, checkStrayHook } from './on-batch.js';
 
 export type { TrainFlags } from './train-flags.js';
 
@@ -61,33 +61,6 @@ function servedPolicy(flags: TrainFlags) {
       { code: 'bad-flag' },
     );
   return createPolicy({ ...flags, policy: flags.policy ?? 'sim' });
-}
-
-/**
- * Runs `--on-batch COMMAND` in a shell after a step's batch is written; its output goes to stderr,
- * and a failure stops the run (which resumes from its last checkpoint).
- */
-function batchHook(command: string, dir: string, log: (line: string) => void) {
-  return ({ path, step, examples }: { path: string; step: number; examples: number }) =>
-    new Promise<void>((done, fail) => {
-      log(`step ${step}: ${examples} examples in ${path}; running --on-batch`);
-      const child = spawn(command, {
-        shell: true,
-        stdio: ['ignore', 2, 2],
-        env: { ...process.env, HARNESS_S_BATCH: path, HARNESS_S_STEP: String(step), HARNESS_S_RUN: dir },
-      });
-      child.on('error', fail);
-      child.on('exit', (code, signal) =>
-        code === 0
-          ? done()
-          : fail(
-              new ConfigError(
-                `--on-batch ${JSON.stringify(command)} ${signal ? `was killed by ${signal}` : `exited with code ${code}`} at step ${step}; the run continues from its last checkpoint with --resume ${dir}`,
-                { code: 'on-batch-failed' },
-              ),
-            ),
-      );
-    });
 }
 
 /** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
@@ -161,7 +134,10 @@ export async function runTrain(
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
-    if (flags.resume) log(await resumeLine(dir, flags.steps));
+    if (flags.resume) {
+      await checkStrayHook(dir);
+      log(await resumeLine(dir, flags.steps));
+    }
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
     anchoring = served && !flags.quiet ? anchoringProgress() : undefined;
@@ -218,7 +194,7 @@ export async function runTrain(
     const trainer: Trainer = served
       ? new BatchExportTrainer({
           policy: served,
-          ...(flags.onBatch ? { onBatch: batchHook(flags.onBatch, dir, log) } : {}),
+          ...(flags.onBatch ? { onBatch: batchHook(flags.onBatch, dir, log, interrupts.signal) } : {}),
         })
       : new SimulatedGrpoTrainer(
           new SimulatedPolicy(sim),
