@@ -99,6 +99,32 @@ describe('DBBench text codec', () => {
     expect(messages.at(-1)?.content).toContain('out 1');
     expect(messages.at(-3)?.content).toContain('out 0');
   });
+
+  it('re-renders under tool calls with call ids unique across the conversation, each answered by its own', () => {
+    const h0 = createHarness(dbbenchH0());
+    const turn = (index: number, queries: string[]) => ({
+      index,
+      response: { content: '', toolCalls: [{ id: `server-${index}`, name: 'execute_sql', arguments: '{}' }] },
+      usage: { promptTokens: 1, completionTokens: 1 },
+      latencyMs: 1,
+      actions: queries.map((query) => ({
+        action: { tool: 'execute_sql', arguments: { query } },
+        result: result(query),
+        latencyMs: 1,
+      })),
+    });
+    const messages = rerenderTrajectory(
+      { turns: [turn(0, ['SELECT 1', 'SELECT 2']), turn(1, ['SELECT 3'])] } as unknown as Trajectory,
+      task,
+      h0,
+    );
+    const ids = messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [],
+    );
+    expect(ids).toEqual(['call_0', 'call_1', 'call_2']);
+    const answered = messages.flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : []));
+    expect(answered).toEqual(ids);
+  });
 });
 
 describe('createHarness', () => {

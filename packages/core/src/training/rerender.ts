@@ -18,15 +18,20 @@ export function rerenderTrajectory(
   envTools: readonly ToolSpec[] = [],
 ): Message[] {
   const messages: Message[] = harness.start(task, envTools);
+  // A codec numbers the calls of one reply; across the conversation their ids must stay unique.
+  let calls = 0;
   for (const turn of trajectory.turns) {
     if (turn.formatError !== undefined || turn.actions.length === 0) continue;
     const thought = turn.response.toolCalls?.length ? turn.response.content : '';
     const replies = harness.codec.oneActionPerTurn ? turn.actions.map((record) => [record]) : [turn.actions];
     for (const [index, records] of replies.entries()) {
-      const assistant = harness.codec.encode(
+      const encoded = harness.codec.encode(
         records.map((record) => record.action),
         index === 0 ? thought : '',
       );
+      const assistant = encoded.toolCalls
+        ? { ...encoded, toolCalls: encoded.toolCalls.map((call) => ({ ...call, id: `call_${calls++}` })) }
+        : encoded;
       messages.push(assistant);
       const callIds = assistant.toolCalls?.map((call) => call.id) ?? [];
       messages.push(
