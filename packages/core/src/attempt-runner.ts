@@ -25,6 +25,8 @@ export interface AttemptBatch<T extends Task = Task> {
   requests: readonly AttemptRequest<T>[];
   maxInfraRetries: number;
   signal?: AbortSignal;
+  /** Called as each attempt ends (by a runner that sees them end one by one). */
+  onAttempt?: (trajectory: Trajectory) => void;
 }
 
 /**
@@ -54,7 +56,10 @@ export function inProcessRunner(concurrency: number): AttemptRunner {
             ...(batch.signal ? { signal: batch.signal } : {}),
           },
           { maxInfraRetries: batch.maxInfraRetries },
-        ),
+        ).then((trajectory) => {
+          batch.onAttempt?.(trajectory);
+          return trajectory;
+        }),
       ),
   };
 }

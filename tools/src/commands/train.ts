@@ -108,6 +108,7 @@ export async function runTrain(
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
+  let attemptsBar = phaseProgress();
   // The folder this start made, until the run records its config.json: a start that fails before
   // then removes it, so no half-made folder (a copied task file) is left behind.
   let madeFolder: string | undefined;
@@ -141,6 +142,7 @@ export async function runTrain(
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
     anchoring = served && !flags.quiet ? anchoringProgress() : undefined;
+    attemptsBar = phaseProgress();
     const failureRanker = failureRankerWeight(flags.failureRanker);
     const startProfiles = flags.profiles ? await readProfiles(flags.profiles) : undefined;
     if (failureRanker !== undefined && startProfiles && flags.profiles)
@@ -243,6 +245,11 @@ export async function runTrain(
         ...(runner ? { rollouts: `queue ${runner.queueName}` } : {}),
       },
       onProgress: (progress) => {
+        if (progress.attempts) {
+          // A model's attempts take minutes a phase: a bar for them (the simulated policy's take a second).
+          if (served && !flags.quiet) attemptsBar.show(progress.step, progress.phase, progress.attempts);
+          return;
+        }
         if (progress.phase === 'done' && progress.metrics) {
           const m = progress.metrics;
           log(
@@ -307,8 +314,9 @@ export async function runTrain(
       await rm(madeFolder, { recursive: true, force: true });
     throw error;
   } finally {
-    // An interrupted anchoring leaves no live progress bar behind.
+    // An interrupted anchoring or phase leaves no live progress bar behind.
     anchoring?.stop();
+    attemptsBar.stop();
     // The run's queue is removed from Redis at the end; a failure to do so must not hide the run's own error.
     await interrupts.releaseAfter(async () => {
       await runner
@@ -317,6 +325,28 @@ export async function runTrain(
       await environment.close();
     });
   }
+}
+
+/** A progress bar per phase of a step that runs attempts (base, rescue, eval), replaced as phases change. */
+function phaseProgress() {
+  let bar: Progress | undefined;
+  let current = '';
+  return {
+    show(step: number, phase: string, { done, total }: { done: number; total: number }) {
+      const key = `${step}:${phase}`;
+      if (key !== current) {
+        bar?.stop();
+        current = key;
+        bar = createProgress(`${step === 0 && phase === 'eval' ? 'before training' : `step ${step}`} ${phase}`, total);
+      }
+      bar?.update(done, `${done} of ${total} attempts`);
+      if (done === total) {
+        bar?.stop();
+        bar = undefined;
+      }
+    },
+    stop: () => bar?.stop(),
+  };
 }
 
 /** What a continued run says first: where it picks up, and what it does again. */

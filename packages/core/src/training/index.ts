@@ -6,6 +6,7 @@ export * from './router.js';
 export * from './step-metrics.js';
 export * from './train-config.js';
 export * from './train-loop.js';
+export * from './train-options.js';
 export * from './train-store.js';
 export * from './train-summary.js';
 export * from './trainer.js';

@@ -26,6 +26,25 @@ async function refusalSetup() {
 }
 
 describe('the training loop', () => {
+  it("reports each phase's attempts as they end, counted to the phase's total", async () => {
+    const { base, dir } = await refusalSetup();
+    const seen: string[] = [];
+    await train({
+      ...base,
+      config: { method: 'grpo', steps: 1, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2 },
+      dir,
+      onProgress: ({ step, phase, attempts }) => {
+        if (attempts) seen.push(`${step} ${phase} ${attempts.done}/${attempts.total}`);
+      },
+    });
+    // Before training and after step 1: 3 test tasks x 1; step 1: 3 tasks x 2 under H0.
+    expect(seen).toEqual([
+      ...[1, 2, 3].map((done) => `0 eval ${done}/3`),
+      ...[1, 2, 3, 4, 5, 6].map((done) => `1 base ${done}/6`),
+      ...[1, 2, 3].map((done) => `1 eval ${done}/3`),
+    ]);
+  });
+
   it('grpo keeps all-failed groups, with no rescue and no signal from them', async () => {
     const { summary, trainer, dir } = await run('grpo');
     // Per step 3 tasks: count-1 solved under H0 (all succeed: no signal), count-2/3 all fail.

@@ -1,8 +1,7 @@
-import { type AttemptRunner, everyAttemptLost, inProcessRunner } from '../attempt-runner.js';
+import { everyAttemptLost, inProcessRunner } from '../attempt-runner.js';
 import type { Environment } from '../environment.js';
 import { ConfigError } from '../errors.js';
 import { evaluate } from '../evaluate.js';
-import { type Harness, isHarness } from '../harness.js';
 import { formatZodError } from '../jsonl.js';
 import { deriveSeed } from '../random.js';
 import type { Task } from '../task.js';
@@ -13,7 +12,8 @@ import { batchFor, groupSlice } from './batches.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import { scoredTrajectory } from './scored.js';
 import type { StepMetrics } from './step-metrics.js';
-import { requirePool, TrainConfig, type TrainConfigInput } from './train-config.js';
+import { requirePool, TrainConfig } from './train-config.js';
+import { checkTrainOptions, type TrainOptions } from './train-options.js';
 import {
   type Checkpoint,
   type EvalPoint,
@@ -23,37 +23,7 @@ import {
   type TrainTotals,
 } from './train-store.js';
 import { sumHarnessUsage, type TrainSummary, trainSummary } from './train-summary.js';
-import type { ScoredGroup, Trainer } from './trainer.js';
-
-/** Progress of a training run. */
-export interface TrainProgress {
-  step: number;
-  steps: number;
-  phase: 'base' | 'rescue' | 'update' | 'eval' | 'done';
-  metrics?: StepMetrics;
-  eval?: EvalPoint;
-}
-
-export interface TrainOptions<T extends Task> {
-  config: TrainConfigInput;
-  environment: Environment<T>;
-  tasks: { train: readonly T[]; test: readonly T[]; validation?: readonly T[] };
-  h0: Harness;
-  /** The sibling pool (frozen during training); needed by `harness-s` and `mixture`. */
-  pool?: readonly Harness[];
-  router?: RescueRouter;
-  trainer: Trainer;
-  /** The run folder. */
-  dir: string;
-  /** Continue from the folder's last checkpoint. */
-  resume?: boolean;
-  /** Where attempts run, evaluations and profiling included (default: in process, at the config's concurrency). */
-  runner?: AttemptRunner;
-  /** Extra fields recorded in config.json (e.g. the command line). */
-  record?: Record<string, unknown>;
-  onProgress?: (progress: TrainProgress) => void;
-  signal?: AbortSignal;
-}
+import type { ScoredGroup } from './trainer.js';
 
 const completionTokens = (trajectory: Trajectory): number => trajectory.usage.completionTokens;
 
@@ -73,20 +43,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   const router: RescueRouter = options.router ?? new RandomRouter();
   const { environment, h0, trainer } = options;
   requirePool(config.method, pool.length);
-  // What a caller from JavaScript can pass wrong, refused by name before any attempt.
-  const notHarness = [h0, ...pool].findIndex((harness) => !isHarness(harness));
-  if (notHarness >= 0)
-    throw new ConfigError(
-      `${notHarness === 0 ? 'h0' : `pool[${notHarness - 1}]`} must be a Harness: createHarness(spec) of a harness spec (loadPool returns specs)`,
-      { code: 'bad-train-options' },
-    );
-  if (!trainer?.policy || typeof trainer.update !== 'function')
-    throw new ConfigError('trainer must be a Trainer: a policy, update(groups, step), state() and restore(state)', {
-      code: 'bad-train-options',
-    });
-  if (options.tasks.train.length === 0) throw new ConfigError('no training tasks', { code: 'no-tasks' });
-  if (options.tasks.test.length === 0)
-    throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
+  checkTrainOptions(options, pool);
   const mixture = [h0, ...pool.slice(0, config.mixtureSize)];
   trainer.attach?.({ dir: options.dir, h0 });
 
@@ -133,6 +90,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       ...(options.runner ? { runner: options.runner, attemptIdPrefix: `eval-${step}:` } : {}),
       maxInfraRetries: config.maxInfraRetries,
       ...(options.signal ? { signal: options.signal } : {}),
+      onProgress: ({ completed, total }) =>
+        options.onProgress?.({ step, steps: config.steps, phase: 'eval', attempts: { done: completed, total } }),
     });
     const when = step === 0 ? 'before training' : `after step ${step}`;
     if (summary.unscoredTasks.length === summary.tasks)
@@ -147,7 +106,11 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     plans: readonly AttemptPlan<T>[],
     step: number,
     groupIds: readonly string[],
+    phase: 'base' | 'rescue',
   ): Promise<Trajectory[]> => {
+    let done = 0;
+    const onAttempt = () =>
+      options.onProgress?.({ step, steps: config.steps, phase, attempts: { done: ++done, total: plans.length } });
     const requests = plans.map((plan) => ({
       attemptId: `${groupIds[plan.slot]}#${plan.harness.spec.id}#${plan.attempt}`,
       task: plan.task,
@@ -162,6 +125,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       requests,
       maxInfraRetries: config.maxInfraRetries,
       ...(options.signal ? { signal: options.signal } : {}),
+      onAttempt,
     });
     return trajectories.map((trajectory, index) => {
       const plan = plans[index] as AttemptPlan<T>;
@@ -210,7 +174,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     // Base attempts: K per task, under H0 or rotated over the fixed mixture.
     options.onProgress?.({ step, steps: config.steps, phase: 'base' });
     const groupIds = groupIdsOf(batch, step);
-    const base = await runPlans(basePlans(batch, config, h0, mixture), step, groupIds);
+    const base = await runPlans(basePlans(batch, config, h0, mixture), step, groupIds, 'base');
     // Nothing to learn from, and nothing a trainer should be handed: the run stops before the update.
     if (!base.some(isScored)) throw everyAttemptLost(`step ${step}`, base);
 
@@ -233,7 +197,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           failures: (slot) => groupSlice(slot, base, config.k).filter(isScored),
         })
       : [];
-    const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds);
+    const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds, 'rescue');
 
     // Retained groups and their advantages.
     options.onProgress?.({ step, steps: config.steps, phase: 'update' });
