@@ -41,4 +41,18 @@ describe("an environment's tasks and plans, checked as they come", () => {
     // The empty plan is checked on its own, and a good one goes through as it is.
     expect(guarded.emptyPlan(task)).toEqual(environment.emptyPlan(task));
   });
+
+  it('is a view: the environment stays as it was, and a guarded one is not guarded again', async () => {
+    const { environment } = createCounterEnvironment();
+    const loadTasks = environment.loadTasks;
+    const guarded = guardEnvironment(environment);
+    expect(environment.loadTasks).toBe(loadTasks);
+    expect(guardEnvironment(guarded)).toBe(guarded);
+    expect(guarded.id).toBe('counter');
+    expect((await guarded.loadTasks({ split: 'dev' })).tasks.map((task) => task.id)).toEqual([
+      'count-1',
+      'count-2',
+      'count-3',
+    ]);
+  });
 });

@@ -47,6 +47,8 @@ export function checkPlan(envId: string, which: string, taskId: string, plan: Or
   return plan;
 }
 
+const guarded = new WeakSet<object>();
+
 /**
  * The environment with what it hands the commands checked as it comes: every task set it loads
  * (`checkTaskSet`), and each task's oracle and empty plans the first time they are asked for
@@ -54,23 +56,30 @@ export function checkPlan(envId: string, which: string, taskId: string, plan: Or
  * then said at once, with the task, instead of surfacing later as a crash far from their cause.
  */
 export function guardEnvironment<T extends Task>(environment: Environment<T>): Environment<T> {
-  const loadTasks = environment.loadTasks.bind(environment);
-  const plans = {
-    oraclePlan: environment.oraclePlan.bind(environment),
-    emptyPlan: environment.emptyPlan.bind(environment),
-  };
+  if (guarded.has(environment)) return environment;
   const checked = new Set<string>();
-  environment.loadTasks = async (source) => checkTaskSet(environment.id, await loadTasks(source), source);
-  for (const which of ['oraclePlan', 'emptyPlan'] as const) {
-    environment[which] = (task: T) => {
-      const plan = plans[which](task);
-      const key = `${which}\u0000${task.id}`;
-      if (!checked.has(key)) {
-        checkPlan(environment.id, which, task.id, plan);
-        checked.add(key);
-      }
-      return plan;
-    };
-  }
-  return environment;
+  const plans = (which: 'oraclePlan' | 'emptyPlan') => (task: T) => {
+    const plan = environment[which](task);
+    const key = `${which}\u0000${task.id}`;
+    if (!checked.has(key)) {
+      checkPlan(environment.id, which, task.id, plan);
+      checked.add(key);
+    }
+    return plan;
+  };
+  const own: Partial<Environment<T>> = {
+    loadTasks: async (source) => checkTaskSet(environment.id, await environment.loadTasks(source), source),
+    oraclePlan: plans('oraclePlan'),
+    emptyPlan: plans('emptyPlan'),
+  };
+  // A view of the environment, which stays as it was (a frozen object, a class's methods).
+  const view = new Proxy(environment, {
+    get(target, property) {
+      if (property in own) return own[property as keyof typeof own];
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  guarded.add(view);
+  return view;
 }

@@ -70,7 +70,9 @@ describe('registering a plug-in', () => {
         { ...plugin, harnesses: { h0: () => ({ ...spec, codec: { ...spec.codec, kind: 'smoke-signals' } }) } },
         'mine.js',
       ),
-    ).toThrow(/^plug-in mine\.js: harnesses\.h0: codec\.kind: unknown action codec 'smoke-signals'/);
+    ).toThrow(
+      /^plug-in mine\.js: harnesses\.h0: codec\.kind: unknown action codec 'smoke-signals'; known: .*tool-calls/,
+    );
     expect(() => registerPlugin(counterPlugin('Tally 3'))).toThrow(
       /environment\.name must be lower-case letters, digits and dashes, got "Tally 3"/,
     );
@@ -90,7 +92,9 @@ describe('registering a plug-in', () => {
     expect(() => createEnvironment('tally-4')).toThrow(
       "environment 'tally-4' creates an environment whose id is 'counter': they must be equal",
     );
-    // Nothing of a refused plug-in is registered.
+    // Nothing of a refused plug-in is registered (its harnesses included: the ones refused above
+    // left no harness of tally-2 behind).
+    await expect(resolveHarness('tally-2', 'h0')).rejects.toThrow(/unknown harness 'h0'/);
     expect(environmentNames()).not.toContain('tally-2');
     await expect(resolveHarness('Tally 3', 'h0')).rejects.toThrow(/unknown harness 'h0'/);
   });

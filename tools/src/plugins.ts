@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ActionCodec, ConfigError, formatZodError, HarnessSpec } from '@harness-s/core';
 import {
+  codecKinds,
   createHarness,
   type EnvironmentExtras,
   registerBuiltInHarnesses,
@@ -70,6 +71,12 @@ function checkPlugin(value: unknown, source: string): asserts value is HarnessSP
     }
     const parsed = HarnessSpec.safeParse(spec);
     if (!parsed.success) throw bad(`harnesses.${name} is not a harness spec: ${formatZodError(parsed.error)}`);
+    // Known already, or brought by the plug-in: refused before anything of it is registered.
+    const known = [...codecKinds(), ...(plugin.codecs ?? []).map((codec) => codec.kind)];
+    if (!known.includes(parsed.data.codec.kind))
+      throw bad(
+        `harnesses.${name}: codec.kind: unknown action codec '${parsed.data.codec.kind}'; known: ${known.join(', ')} (a plug-in brings its own in codecs)`,
+      );
   }
 }
 

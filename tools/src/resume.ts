@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError, readJson, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, readJson, runLockFile, writeJsonAtomic } from '@harness-s/core';
 import type { Command } from 'commander';
 
 /** Flags that name where a run goes or how it reports, never recorded as the run's settings. */
@@ -61,7 +61,10 @@ export async function checkRunFolder(
     throw new ConfigError(`${flag}: ${dir} is a file, not a folder`, { code: 'bad-flag' });
   if (flags.resume === undefined) {
     // A train start that failed before writing config.json may have left its copy of a task file only.
-    const left = (await readdir(dir)).filter((name) => !(command === 'train' && name === 'split'));
+    // (And a run killed as it began may have left its lock only.)
+    const left = (await readdir(dir)).filter(
+      (name) => !(command === 'train' && name === 'split') && name !== runLockFile,
+    );
     if (left.length === 0 && !existsSync(join(dir, 'config.json'))) return;
     const holds = existsSync(join(dir, 'config.json'))
       ? 'a run'

@@ -5,6 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lockRunFolder, runLockFile } from './run-lock.js';
+import { RunStore } from './run-store.js';
 import { TrainStore } from './training/train-store.js';
 
 /** A live process of this machine that is not this one, stopped by the returned function. */
@@ -30,8 +31,12 @@ describe('the lock of a run folder', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const lock = await lockRunFolder(dir);
     expect(JSON.parse(await readFile(join(dir, runLockFile), 'utf8')).pid).toBe(process.pid);
-    // The same process may take it again (a run continued in the process that began it).
-    await lockRunFolder(dir);
+    // The same process may take it again (a run continued in the process that began it); the folder
+    // stays taken until the last of its holders lets go, each release counting once.
+    const again = await lockRunFolder(dir);
+    await again.release();
+    await again.release();
+    expect(existsSync(join(dir, runLockFile))).toBe(true);
     await lock.release();
     expect(existsSync(join(dir, runLockFile))).toBe(false);
   });
@@ -42,6 +47,21 @@ describe('the lock of a run folder', () => {
     await expect(lockRunFolder(dir)).rejects.toThrow(
       `pid 1 on elsewhere, since 2026-01-01T00:00:00.000Z); two processes writing one run would corrupt it: wait for that one to end or stop it, or remove ${join(dir, runLockFile)} if it is gone`,
     );
+  });
+
+  it('is taken by an evaluation run folder until it closes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'run-lock-eval-'));
+    const store = await RunStore.create(dir, {});
+    expect(JSON.parse(await readFile(join(dir, runLockFile), 'utf8')).pid).toBe(process.pid);
+    await store.close();
+    expect(existsSync(join(dir, runLockFile))).toBe(false);
+    const other = otherProcess();
+    try {
+      await writeFile(join(dir, runLockFile), lockOf(other.pid));
+      await expect(RunStore.create(dir, {})).rejects.toThrow(/is being written by another process/);
+    } finally {
+      other.stop();
+    }
   });
 
   it('keeps a training run from being resumed twice at once, before anything is cut back', async () => {
@@ -60,9 +80,9 @@ describe('the lock of a run folder', () => {
     } finally {
       other.stop();
     }
-    // The summary, a run's last write, frees the folder.
+    // The run's end frees the folder.
     await writeFile(join(dir, runLockFile), lockOf(process.pid));
-    await store.writeSummary({});
+    await store.close();
     expect(existsSync(join(dir, runLockFile))).toBe(false);
   });
 });

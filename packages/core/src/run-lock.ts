@@ -34,11 +34,15 @@ async function readLock(path: string): Promise<LockRecord | undefined> {
   }
 }
 
+/** How many holders of this process hold each lock file: the last release removes it. */
+const holders = new Map<string, number>();
+
 /**
  * Takes a run folder for this process before it writes there, so a second process resuming the same
  * run (or a second `--resume` typed by mistake) is refused instead of interleaving its lines with
  * the first's. A lock whose process is gone (killed, crashed) is taken over; one held by this
- * process already is kept (a library user continuing a run in the same process). The folder exists.
+ * process already is taken again, and freed by the last of its holders' releases (each releases once).
+ * The folder exists.
  */
 export async function lockRunFolder(dir: string): Promise<{ release(): Promise<void> }> {
   const path = join(dir, runLockFile);
@@ -69,8 +73,18 @@ export async function lockRunFolder(dir: string): Promise<{ release(): Promise<v
     throw new ConfigError(`${dir}: could not take ${runLockFile}; another process keeps taking it`, {
       code: 'run-locked',
     });
+  holders.set(path, (holders.get(path) ?? 0) + 1);
+  let released = false;
   return {
     async release() {
+      if (released) return;
+      released = true;
+      const left = (holders.get(path) ?? 1) - 1;
+      if (left > 0) {
+        holders.set(path, left);
+        return;
+      }
+      holders.delete(path);
       const held = await readLock(path);
       if (held?.pid === mine.pid && held.host === mine.host) await unlink(path).catch(() => undefined);
     },

@@ -19,10 +19,13 @@ export async function checkStrayHook(dir: string): Promise<void> {
   try {
     if (typeof pid === 'number') process.kill(pid, 0);
     running = typeof pid === 'number';
-  } catch {}
+  } catch (error) {
+    // Alive, but another user's: a pid taken again since.
+    running = (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
   if (running)
     throw new ConfigError(
-      `the --on-batch command of the stopped run (pid ${pid}, step ${step}) is still running, and may still hand step ${step} over: wait for it to end, or stop it (kill ${pid}), then resume`,
+      `the --on-batch command of the stopped run (pid ${pid}, step ${step}) is still running, and may still hand step ${step} over: wait for it to end, or stop it (kill ${pid}), then resume; if pid ${pid} is not that command any more, remove ${path}`,
       { code: 'on-batch-running' },
     );
   await rm(path, { force: true });

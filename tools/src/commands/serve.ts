@@ -83,7 +83,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
       dir,
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    const update = `curl -sS --fail-with-body --data-binary @"$HARNESS_S_BATCH" --url-query "step=$HARNESS_S_STEP" --url-query "run=$HARNESS_S_RUN" "${server.url}/sim/update"`;
+    const update = `curl -sS --fail-with-body --data-binary @"$HARNESS_S_BATCH" -H "X-Harness-S-Run: $HARNESS_S_RUN" "${server.url}/sim/update?step=$HARNESS_S_STEP"`;
     process.stderr.write(
       [
         `Simulated model '${servedModelName}' (a simulation, not a language model) on ${env}: ${world.taskCount} tasks, ${world.harnesses.length} harnesses (H0 ${h0.spec.id}${flags.pool ? `, the pool in ${flags.pool}` : ''})`,

@@ -6,6 +6,7 @@ import {
   ConfigError,
   countOf,
   InfrastructureError,
+  lockRunFolder,
   RandomRouter,
   readJson,
   readTrainConfig,
@@ -81,6 +82,16 @@ export async function runTrain(
 ): Promise<TrainSummary> {
   if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
   await checkRunFolder('train', given);
+  // A continued run is this process's before its config.json is touched: a second one is refused first.
+  const lock = given.resume ? await lockRunFolder(resolve(given.resume)) : undefined;
+  try {
+    return await trainWith(given, explicit);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Promise<TrainSummary> {
   const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, trainChangeable) : given;
   if (given.resume) await keepExtension(resolve(given.resume), flags);
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};

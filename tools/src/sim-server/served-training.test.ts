@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 /** The hand-over a user writes with curl, in Node so that it runs wherever the tests do. */
-const handOver = `node -e "fetch(process.argv[1] + '/sim/update?step=' + process.env.HARNESS_S_STEP, { method: 'POST', body: require('fs').readFileSync(process.env.HARNESS_S_BATCH) }).then((r) => r.ok || process.exit(1), () => process.exit(2))"`;
+const handOver = `node -e "fetch(process.argv[1] + '/sim/update?step=' + process.env.HARNESS_S_STEP, { method: 'POST', headers: { 'X-Harness-S-Run': process.env.HARNESS_S_RUN }, body: require('fs').readFileSync(process.env.HARNESS_S_BATCH) }).then((r) => r.ok || process.exit(1), () => process.exit(2))"`;
 
 describe('harness-s serve sim', () => {
   it('is trained through train --policy openai --on-batch: each step batch, rescued attempts re-rendered under H0, reaches it', async () => {
@@ -90,11 +90,13 @@ describe('harness-s serve sim', () => {
     const state = (await (await fetch(`${url}/sim/state`)).json()) as {
       step: number;
       config: { theta: Record<string, number> };
-      updates: Array<{ step: number; examples: number; unfollowed: string[] }>;
+      updates: Array<{ step: number; examples: number; unfollowed: string[]; run?: string }>;
     };
     expect(state.step).toBe(3);
     expect(state.updates.map((update) => update.step)).toEqual([1, 2, 3]);
     expect(state.updates.every((update) => update.unfollowed.length === 0)).toBe(true);
+    // Each update says the run that handed it over: the run folder, as HARNESS_S_RUN gives it.
+    expect(state.updates.map((update) => update.run)).toEqual([out, out, out]);
     // What the batches held is what the served model learned from.
     const batches = (await readdir(join(out, 'batches'))).sort();
     expect(batches).toEqual(['step-1.jsonl', 'step-2.jsonl', 'step-3.jsonl']);

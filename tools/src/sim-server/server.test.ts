@@ -159,7 +159,11 @@ describe('the served simulated model', () => {
     expect((await post('/sim/update?step=2&run=a', asStep(2, lines.slice(0, 4)))).status).toBe(200);
     expect(server.policy.step).toBe(2);
     // Another run's batch would roll back run a's updates: refused, nothing changed.
-    const intruder = await post('/sim/update?step=1&run=b', lines.join('\n'));
+    const intruder = await fetch(`${server.url}/sim/update?step=1`, {
+      method: 'POST',
+      headers: { 'X-Harness-S-Run': 'b' },
+      body: lines.join('\n'),
+    });
     expect(intruder.status).toBe(409);
     expect(await intruder.text()).toMatch(/come from run a .*a batch of run b would replace them/);
     expect(server.policy.step).toBe(2);

@@ -55,7 +55,7 @@ export interface SimulatedModelServer {
  *
  * - `POST /v1/chat/completions` reads the task and the harness from the conversation, follows the
  *   turns it holds (teacher forcing), and samples the next with fresh draws.
- * - `POST /v1/sim/update?step=N&run=RUN` takes a batch (JSONL of training examples, as `batches/step-N.jsonl`
+ * - `POST /v1/sim/update?step=N` (the run in an `X-Harness-S-Run` header or `&run=`) takes a batch (JSONL of training examples, as `batches/step-N.jsonl`
  *   holds them), recovers each attempt's decisions from its messages and applies the simulated
  *   GRPO update to the policy after step N - 1: a step handed over again replaces its update.
  * - `GET /v1/sim/state` gives the served parameters and the updates applied; `GET /v1/models` the model.
@@ -143,7 +143,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     if (other)
       throw new HttpError(
         409,
-        `this server's parameters come from run ${other.run} (its updates of steps ${updates.map((item) => item.step).join(', ')}); a batch of run ${run} would replace them: serve each run from a server (and --out folder) of its own`,
+        `this server's parameters come from run ${other.run} (its updates of steps ${updates.map((item) => item.step).join(', ')}); a batch of run ${run} would replace them: serve each run from a server (and --out folder) of its own (a run is known by its folder's path, as HARNESS_S_RUN gives it)`,
       );
     const base = snapshots.get(step - 1);
     if (!base)
@@ -250,7 +250,10 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
             ? 'give the step the batch comes from: /v1/sim/update?step=N (HARNESS_S_STEP in --on-batch)'
             : `?step= must be the step the batch comes from (1 or more), got '${given}'`,
         );
-      return update(step, await readBody(request), url.searchParams.get('run') ?? undefined);
+      // The run that hands it over: a header (what the printed --on-batch sends) or ?run=.
+      const header = request.headers['x-harness-s-run'];
+      const run = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('run') ?? undefined;
+      return update(step, await readBody(request), run);
     }
     throw new HttpError(
       404,

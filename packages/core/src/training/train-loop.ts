@@ -64,299 +64,307 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     },
     options.resume ?? false,
   );
-  const totals: TrainTotals = checkpoint?.totals ?? emptyTotals();
-  const evals: EvalPoint[] = checkpoint?.evals ?? [];
-  if (checkpoint) {
-    trainer.restore(checkpoint.trainer);
-    router.restore(checkpoint.router);
-  }
-  // The run's wall time: what the checkpoint kept of earlier sessions, and this one's.
-  const earlierMs = totals.elapsedMs ?? 0;
-  const startedAt = performance.now();
-  const elapsedMs = () => earlierMs + performance.now() - startedAt;
+  // The folder is this process's until the run ends, finished or stopped.
+  try {
+    const totals: TrainTotals = checkpoint?.totals ?? emptyTotals();
+    const evals: EvalPoint[] = checkpoint?.evals ?? [];
+    if (checkpoint) {
+      trainer.restore(checkpoint.trainer);
+      router.restore(checkpoint.router);
+    }
+    // The run's wall time: what the checkpoint kept of earlier sessions, and this one's.
+    const earlierMs = totals.elapsedMs ?? 0;
+    const startedAt = performance.now();
+    const elapsedMs = () => earlierMs + performance.now() - startedAt;
 
-  const evaluateUnderH0 = async (step: number): Promise<EvalPoint> => {
-    options.onProgress?.({ step, steps: config.steps, phase: 'eval' });
-    const { summary, trajectories } = await evaluate({
-      environment,
-      taskSet: { tasks: [...options.tasks.test], unloadable: [] },
-      split: 'test',
-      harness: h0,
-      policy: trainer.policy,
-      k: config.evalK,
-      seed: deriveSeed(config.seed, 'eval', step),
-      concurrency: config.concurrency,
-      runId: `${options.dir}#eval-${step}`,
-      ...(options.runner ? { runner: options.runner, attemptIdPrefix: `eval-${step}:` } : {}),
-      maxInfraRetries: config.maxInfraRetries,
-      ...(options.signal ? { signal: options.signal } : {}),
-      onProgress: ({ completed, total }) =>
-        options.onProgress?.({ step, steps: config.steps, phase: 'eval', attempts: { done: completed, total } }),
-    });
-    const when = step === 0 ? 'before training' : `after step ${step}`;
-    if (summary.unscoredTasks.length === summary.tasks)
-      throw everyAttemptLost(`the evaluation under H0 ${when}`, trajectories);
-    const point = { step, passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: config.evalK };
-    options.onProgress?.({ step, steps: config.steps, phase: 'eval', eval: point });
-    return point;
-  };
-
-  const runner = options.runner ?? inProcessRunner(config.concurrency);
-  const runPlans = async (
-    plans: readonly AttemptPlan<T>[],
-    step: number,
-    groupIds: readonly string[],
-    phase: 'base' | 'rescue',
-  ): Promise<Trajectory[]> => {
-    let done = 0;
-    const onAttempt = () =>
-      options.onProgress?.({ step, steps: config.steps, phase, attempts: { done: ++done, total: plans.length } });
-    const requests = plans.map((plan) => ({
-      attemptId: `${groupIds[plan.slot]}#${plan.harness.spec.id}#${plan.attempt}`,
-      task: plan.task,
-      harness: plan.harness,
-      attempt: plan.attempt,
-      seed: deriveSeed(config.seed, step, plan.task.id, ...plan.seedParts),
-    }));
-    const trajectories = await runner.run({
-      runId: options.dir,
-      environment,
-      policy: trainer.policy,
-      requests,
-      maxInfraRetries: config.maxInfraRetries,
-      ...(options.signal ? { signal: options.signal } : {}),
-      onAttempt,
-    });
-    return trajectories.map((trajectory, index) => {
-      const plan = plans[index] as AttemptPlan<T>;
-      return {
-        ...trajectory,
-        id: requests[index]?.attemptId ?? trajectory.id,
-        training: { step, groupId: groupIds[plan.slot] as string, role: plan.role, retained: false },
-      };
-    });
-  };
-
-  if (!checkpoint) {
-    if (config.evalBefore !== false) evals.push(await evaluateUnderH0(0));
-    totals.elapsedMs = elapsedMs();
-    await store.writeCheckpoint({
-      schemaVersion: 1,
-      step: 0,
-      trainer: trainer.state(),
-      router: router.state(),
-      totals,
-      evals,
-      savedAt: new Date().toISOString(),
-    });
-  }
-
-  for (let step = (checkpoint?.step ?? 0) + 1; step <= config.steps; step += 1) {
-    options.signal?.throwIfAborted();
-    const stepStart = performance.now();
-    // Only routed rescue needs the router (its re-anchoring runs the whole pool on validation).
-    if (config.method === 'harness-s')
-      await router.beforeStep?.({
-        step,
+    const evaluateUnderH0 = async (step: number): Promise<EvalPoint> => {
+      options.onProgress?.({ step, steps: config.steps, phase: 'eval' });
+      const { summary, trajectories } = await evaluate({
+        environment,
+        taskSet: { tasks: [...options.tasks.test], unloadable: [] },
+        split: 'test',
+        harness: h0,
         policy: trainer.policy,
-        environment: environment as unknown as Environment,
-        validationTasks: options.tasks.validation ?? [],
-        h0,
-        pool,
-        seed: config.seed,
+        k: config.evalK,
+        seed: deriveSeed(config.seed, 'eval', step),
         concurrency: config.concurrency,
-        ...(options.runner ? { runner: options.runner } : {}),
+        runId: `${options.dir}#eval-${step}`,
+        ...(options.runner ? { runner: options.runner, attemptIdPrefix: `eval-${step}:` } : {}),
+        maxInfraRetries: config.maxInfraRetries,
         ...(options.signal ? { signal: options.signal } : {}),
+        onProgress: ({ completed, total }) =>
+          options.onProgress?.({ step, steps: config.steps, phase: 'eval', attempts: { done: completed, total } }),
       });
-    const batch = batchFor(options.tasks.train, step, config.batchSize, config.seed);
-    const policyVersion = trainer.policy.version;
+      const when = step === 0 ? 'before training' : `after step ${step}`;
+      if (summary.unscoredTasks.length === summary.tasks)
+        throw everyAttemptLost(`the evaluation under H0 ${when}`, trajectories);
+      const point = { step, passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: config.evalK };
+      options.onProgress?.({ step, steps: config.steps, phase: 'eval', eval: point });
+      return point;
+    };
 
-    // Base attempts: K per task, under H0 or rotated over the fixed mixture.
-    options.onProgress?.({ step, steps: config.steps, phase: 'base' });
-    const groupIds = groupIdsOf(batch, step);
-    const base = await runPlans(basePlans(batch, config, h0, mixture), step, groupIds, 'base');
-    // Nothing to learn from, and nothing a trainer should be handed: the run stops before the update.
-    if (!base.some(isScored)) throw everyAttemptLost(`step ${step}`, base);
+    const runner = options.runner ?? inProcessRunner(config.concurrency);
+    const runPlans = async (
+      plans: readonly AttemptPlan<T>[],
+      step: number,
+      groupIds: readonly string[],
+      phase: 'base' | 'rescue',
+    ): Promise<Trajectory[]> => {
+      let done = 0;
+      const onAttempt = () =>
+        options.onProgress?.({ step, steps: config.steps, phase, attempts: { done: ++done, total: plans.length } });
+      const requests = plans.map((plan) => ({
+        attemptId: `${groupIds[plan.slot]}#${plan.harness.spec.id}#${plan.attempt}`,
+        task: plan.task,
+        harness: plan.harness,
+        attempt: plan.attempt,
+        seed: deriveSeed(config.seed, step, plan.task.id, ...plan.seedParts),
+      }));
+      const trajectories = await runner.run({
+        runId: options.dir,
+        environment,
+        policy: trainer.policy,
+        requests,
+        maxInfraRetries: config.maxInfraRetries,
+        ...(options.signal ? { signal: options.signal } : {}),
+        onAttempt,
+      });
+      return trajectories.map((trajectory, index) => {
+        const plan = plans[index] as AttemptPlan<T>;
+        return {
+          ...trajectory,
+          id: requests[index]?.attemptId ?? trajectory.id,
+          training: { step, groupId: groupIds[plan.slot] as string, role: plan.role, retained: false },
+        };
+      });
+    };
 
-    // Rescue for every group whose scored base attempts all failed.
-    const triggered = batch.map((_, slot) => {
-      const scored = groupSlice(slot, base, config.k).filter(isScored);
-      return scored.length > 0 && scored.every((trajectory) => !trajectory.evaluation.success);
-    });
-    const rescues = config.method === 'harness-s' || config.method === 'h0-resample';
-    if (rescues) options.onProgress?.({ step, steps: config.steps, phase: 'rescue' });
-    const rescueGroups: AttemptPlan<T>[][] = rescues
-      ? await rescuePlans({
-          batch,
-          triggered,
-          config,
+    if (!checkpoint) {
+      if (config.evalBefore !== false) evals.push(await evaluateUnderH0(0));
+      totals.elapsedMs = elapsedMs();
+      await store.writeCheckpoint({
+        schemaVersion: 1,
+        step: 0,
+        trainer: trainer.state(),
+        router: router.state(),
+        totals,
+        evals,
+        savedAt: new Date().toISOString(),
+      });
+    }
+
+    for (let step = (checkpoint?.step ?? 0) + 1; step <= config.steps; step += 1) {
+      options.signal?.throwIfAborted();
+      const stepStart = performance.now();
+      // Only routed rescue needs the router (its re-anchoring runs the whole pool on validation).
+      if (config.method === 'harness-s')
+        await router.beforeStep?.({
           step,
+          policy: trainer.policy,
+          environment: environment as unknown as Environment,
+          validationTasks: options.tasks.validation ?? [],
           h0,
           pool,
-          router,
-          failures: (slot) => groupSlice(slot, base, config.k).filter(isScored),
-        })
-      : [];
-    const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds, 'rescue');
+          seed: config.seed,
+          concurrency: config.concurrency,
+          ...(options.runner ? { runner: options.runner } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      const batch = batchFor(options.tasks.train, step, config.batchSize, config.seed);
+      const policyVersion = trainer.policy.version;
 
-    // Retained groups and their advantages.
-    options.onProgress?.({ step, steps: config.steps, phase: 'update' });
-    const scoredGroups: ScoredGroup[] = [];
-    const metrics = {
-      effectiveGroups: 0,
-      effectiveTokens: 0,
-      retainedTokens: 0,
-      rescued: 0,
-      rescueSucceeded: 0,
-      droppedGroups: 0,
-      retainedReward: 0,
-      retainedAttempts: 0,
-      /** Groups left with a scored attempt: all but those lost entirely to infrastructure errors. */
-      retainedGroups: 0,
-    };
-    const harnessUsage: Record<string, { attempts: number; successes: number }> = {};
-    const allTrajectories: Trajectory[] = [];
-    let rescueOffset = 0;
-    for (const [slot, task] of batch.entries()) {
-      const baseGroup = groupSlice(slot, base, config.k);
-      const rescueCount = rescueGroups[slot]?.length ?? 0;
-      const rescueGroup = rescueFlat.slice(rescueOffset, rescueOffset + rescueCount);
-      rescueOffset += rescueCount;
-      const rescued = rescueGroup.length > 0;
-      if (rescued) metrics.rescued += 1;
-      const retained = (rescued ? rescueGroup : baseGroup).filter(isScored);
-      if (rescued && retained.some((trajectory) => trajectory.evaluation.success)) metrics.rescueSucceeded += 1;
-      if (rescued && config.method === 'harness-s')
-        router.observe?.({ task, step, outcomes: outcomesByHarness(retained) });
-      const { advantages, hasSignal } = groupAdvantages(
-        retained.map((trajectory) => trajectory.evaluation.reward),
-        config.advantage,
-      );
-      const tokens = retained.reduce((sum, trajectory) => sum + completionTokens(trajectory), 0);
-      metrics.retainedTokens += tokens;
-      metrics.retainedAttempts += retained.length;
-      if (retained.length > 0) metrics.retainedGroups += 1;
-      metrics.retainedReward += retained.reduce((sum, trajectory) => sum + trajectory.evaluation.reward, 0);
-      if (hasSignal) {
-        metrics.effectiveGroups += 1;
-        metrics.effectiveTokens += tokens;
-      }
-      const keep = hasSignal || config.advantage.zeroVariance === 'keep';
-      if (!keep) metrics.droppedGroups += 1;
-      if (keep && retained.length > 0) {
-        scoredGroups.push({
-          groupId: groupIds[slot] as string,
-          taskId: task.id,
-          task,
-          trajectories: retained.map((trajectory, index) =>
-            scoredTrajectory(
-              trajectory,
-              advantages[index] ?? 0,
-              // Only rescued attempts may be re-rendered under H0; a mixture's train as rendered.
-              rescued && trajectory.harnessId !== h0.spec.id ? config.rescueContext : 'variant',
-              task,
-              h0,
-            ),
-          ),
-        });
-      }
-      const retainedIds = new Map(retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]));
-      for (const trajectory of [...baseGroup, ...rescueGroup]) {
-        const usage = harnessUsage[trajectory.harnessId] ?? { attempts: 0, successes: 0 };
-        harnessUsage[trajectory.harnessId] = usage;
-        usage.attempts += 1;
-        if (trajectory.evaluation?.success) usage.successes += 1;
-        const advantage = retainedIds.get(trajectory.id);
-        allTrajectories.push({
-          ...trajectory,
-          training: {
-            step,
-            groupId: groupIds[slot] as string,
-            role: trajectory.training?.role ?? 'base',
-            retained: advantage !== undefined,
-            ...(advantage !== undefined ? { advantage } : {}),
-          },
-        });
-      }
-    }
-    const update = await trainer.update(scoredGroups, step);
-    if (!update?.policy)
-      throw new ConfigError(`trainer ${trainer.id}: update() of step ${step} returned no policy ({ policy, stats })`, {
-        code: 'bad-trainer',
+      // Base attempts: K per task, under H0 or rotated over the fixed mixture.
+      options.onProgress?.({ step, steps: config.steps, phase: 'base' });
+      const groupIds = groupIdsOf(batch, step);
+      const base = await runPlans(basePlans(batch, config, h0, mixture), step, groupIds, 'base');
+      // Nothing to learn from, and nothing a trainer should be handed: the run stops before the update.
+      if (!base.some(isScored)) throw everyAttemptLost(`step ${step}`, base);
+
+      // Rescue for every group whose scored base attempts all failed.
+      const triggered = batch.map((_, slot) => {
+        const scored = groupSlice(slot, base, config.k).filter(isScored);
+        return scored.length > 0 && scored.every((trajectory) => !trajectory.evaluation.success);
       });
+      const rescues = config.method === 'harness-s' || config.method === 'h0-resample';
+      if (rescues) options.onProgress?.({ step, steps: config.steps, phase: 'rescue' });
+      const rescueGroups: AttemptPlan<T>[][] = rescues
+        ? await rescuePlans({
+            batch,
+            triggered,
+            config,
+            step,
+            h0,
+            pool,
+            router,
+            failures: (slot) => groupSlice(slot, base, config.k).filter(isScored),
+          })
+        : [];
+      const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds, 'rescue');
 
-    const baseScored = base.filter(isScored);
-    const infraErrors = [...base, ...rescueFlat].reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);
-    const triggeredCount = triggered.filter(Boolean).length;
-    const stepMetrics: StepMetrics = {
-      step,
-      policyVersion,
-      groups: batch.length,
-      retainedGroups: metrics.retainedGroups,
-      effectiveGroups: metrics.effectiveGroups,
-      effectiveGroupRate: metrics.retainedGroups ? metrics.effectiveGroups / metrics.retainedGroups : 0,
-      effectiveTokens: metrics.effectiveTokens,
-      retainedTokens: metrics.retainedTokens,
-      effectiveTokenShare: metrics.retainedTokens ? metrics.effectiveTokens / metrics.retainedTokens : 0,
-      rescueTriggered: triggeredCount,
-      rescueTriggerRate: triggeredCount / batch.length,
-      rescued: metrics.rescued,
-      rescueSucceeded: metrics.rescueSucceeded,
-      rescueSuccessRate: metrics.rescued > 0 ? metrics.rescueSucceeded / metrics.rescued : null,
-      droppedGroups: metrics.droppedGroups,
-      meanReward: metrics.retainedAttempts ? metrics.retainedReward / metrics.retainedAttempts : 0,
-      baseSuccessRate: baseScored.length
-        ? baseScored.filter((trajectory) => trajectory.evaluation.success).length / baseScored.length
-        : 0,
-      harnessUsage,
-      infraErrors,
-      trainer: update.stats,
-      durationMs: performance.now() - stepStart,
-    };
-    if ((config.evalEvery && step % config.evalEvery === 0) || step === config.steps) {
-      const point = await evaluateUnderH0(step);
-      evals.push(point);
-      stepMetrics.eval = { passAtK: point.passAtK, avgAtK: point.avgAtK, k: point.k };
+      // Retained groups and their advantages.
+      options.onProgress?.({ step, steps: config.steps, phase: 'update' });
+      const scoredGroups: ScoredGroup[] = [];
+      const metrics = {
+        effectiveGroups: 0,
+        effectiveTokens: 0,
+        retainedTokens: 0,
+        rescued: 0,
+        rescueSucceeded: 0,
+        droppedGroups: 0,
+        retainedReward: 0,
+        retainedAttempts: 0,
+        /** Groups left with a scored attempt: all but those lost entirely to infrastructure errors. */
+        retainedGroups: 0,
+      };
+      const harnessUsage: Record<string, { attempts: number; successes: number }> = {};
+      const allTrajectories: Trajectory[] = [];
+      let rescueOffset = 0;
+      for (const [slot, task] of batch.entries()) {
+        const baseGroup = groupSlice(slot, base, config.k);
+        const rescueCount = rescueGroups[slot]?.length ?? 0;
+        const rescueGroup = rescueFlat.slice(rescueOffset, rescueOffset + rescueCount);
+        rescueOffset += rescueCount;
+        const rescued = rescueGroup.length > 0;
+        if (rescued) metrics.rescued += 1;
+        const retained = (rescued ? rescueGroup : baseGroup).filter(isScored);
+        if (rescued && retained.some((trajectory) => trajectory.evaluation.success)) metrics.rescueSucceeded += 1;
+        if (rescued && config.method === 'harness-s')
+          router.observe?.({ task, step, outcomes: outcomesByHarness(retained) });
+        const { advantages, hasSignal } = groupAdvantages(
+          retained.map((trajectory) => trajectory.evaluation.reward),
+          config.advantage,
+        );
+        const tokens = retained.reduce((sum, trajectory) => sum + completionTokens(trajectory), 0);
+        metrics.retainedTokens += tokens;
+        metrics.retainedAttempts += retained.length;
+        if (retained.length > 0) metrics.retainedGroups += 1;
+        metrics.retainedReward += retained.reduce((sum, trajectory) => sum + trajectory.evaluation.reward, 0);
+        if (hasSignal) {
+          metrics.effectiveGroups += 1;
+          metrics.effectiveTokens += tokens;
+        }
+        const keep = hasSignal || config.advantage.zeroVariance === 'keep';
+        if (!keep) metrics.droppedGroups += 1;
+        if (keep && retained.length > 0) {
+          scoredGroups.push({
+            groupId: groupIds[slot] as string,
+            taskId: task.id,
+            task,
+            trajectories: retained.map((trajectory, index) =>
+              scoredTrajectory(
+                trajectory,
+                advantages[index] ?? 0,
+                // Only rescued attempts may be re-rendered under H0; a mixture's train as rendered.
+                rescued && trajectory.harnessId !== h0.spec.id ? config.rescueContext : 'variant',
+                task,
+                h0,
+              ),
+            ),
+          });
+        }
+        const retainedIds = new Map(retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]));
+        for (const trajectory of [...baseGroup, ...rescueGroup]) {
+          const usage = harnessUsage[trajectory.harnessId] ?? { attempts: 0, successes: 0 };
+          harnessUsage[trajectory.harnessId] = usage;
+          usage.attempts += 1;
+          if (trajectory.evaluation?.success) usage.successes += 1;
+          const advantage = retainedIds.get(trajectory.id);
+          allTrajectories.push({
+            ...trajectory,
+            training: {
+              step,
+              groupId: groupIds[slot] as string,
+              role: trajectory.training?.role ?? 'base',
+              retained: advantage !== undefined,
+              ...(advantage !== undefined ? { advantage } : {}),
+            },
+          });
+        }
+      }
+      const update = await trainer.update(scoredGroups, step);
+      if (!update?.policy)
+        throw new ConfigError(
+          `trainer ${trainer.id}: update() of step ${step} returned no policy ({ policy, stats })`,
+          {
+            code: 'bad-trainer',
+          },
+        );
+
+      const baseScored = base.filter(isScored);
+      const infraErrors = [...base, ...rescueFlat].reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);
+      const triggeredCount = triggered.filter(Boolean).length;
+      const stepMetrics: StepMetrics = {
+        step,
+        policyVersion,
+        groups: batch.length,
+        retainedGroups: metrics.retainedGroups,
+        effectiveGroups: metrics.effectiveGroups,
+        effectiveGroupRate: metrics.retainedGroups ? metrics.effectiveGroups / metrics.retainedGroups : 0,
+        effectiveTokens: metrics.effectiveTokens,
+        retainedTokens: metrics.retainedTokens,
+        effectiveTokenShare: metrics.retainedTokens ? metrics.effectiveTokens / metrics.retainedTokens : 0,
+        rescueTriggered: triggeredCount,
+        rescueTriggerRate: triggeredCount / batch.length,
+        rescued: metrics.rescued,
+        rescueSucceeded: metrics.rescueSucceeded,
+        rescueSuccessRate: metrics.rescued > 0 ? metrics.rescueSucceeded / metrics.rescued : null,
+        droppedGroups: metrics.droppedGroups,
+        meanReward: metrics.retainedAttempts ? metrics.retainedReward / metrics.retainedAttempts : 0,
+        baseSuccessRate: baseScored.length
+          ? baseScored.filter((trajectory) => trajectory.evaluation.success).length / baseScored.length
+          : 0,
+        harnessUsage,
+        infraErrors,
+        trainer: update.stats,
+        durationMs: performance.now() - stepStart,
+      };
+      if ((config.evalEvery && step % config.evalEvery === 0) || step === config.steps) {
+        const point = await evaluateUnderH0(step);
+        evals.push(point);
+        stepMetrics.eval = { passAtK: point.passAtK, avgAtK: point.avgAtK, k: point.k };
+      }
+
+      totals.groups += batch.length;
+      // A checkpoint from before retained groups were counted had every group retained.
+      totals.retainedGroups = (totals.retainedGroups ?? totals.groups - batch.length) + metrics.retainedGroups;
+      totals.effectiveGroups += metrics.effectiveGroups;
+      totals.effectiveTokens += metrics.effectiveTokens;
+      totals.retainedTokens += metrics.retainedTokens;
+      totals.rescueTriggered += triggeredCount;
+      totals.rescued += metrics.rescued;
+      totals.rescueSucceeded += metrics.rescueSucceeded;
+      totals.retainedAttempts += metrics.retainedAttempts;
+      totals.retainedReward += metrics.retainedReward;
+      totals.infraErrors += infraErrors;
+      totals.elapsedMs = elapsedMs();
+      const next: Checkpoint = {
+        schemaVersion: 1,
+        step,
+        trainer: trainer.state(),
+        router: router.state(),
+        totals,
+        evals,
+        savedAt: new Date().toISOString(),
+      };
+      await store.commitStep(allTrajectories, stepMetrics, next);
+      options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });
     }
 
-    totals.groups += batch.length;
-    // A checkpoint from before retained groups were counted had every group retained.
-    totals.retainedGroups = (totals.retainedGroups ?? totals.groups - batch.length) + metrics.retainedGroups;
-    totals.effectiveGroups += metrics.effectiveGroups;
-    totals.effectiveTokens += metrics.effectiveTokens;
-    totals.retainedTokens += metrics.retainedTokens;
-    totals.rescueTriggered += triggeredCount;
-    totals.rescued += metrics.rescued;
-    totals.rescueSucceeded += metrics.rescueSucceeded;
-    totals.retainedAttempts += metrics.retainedAttempts;
-    totals.retainedReward += metrics.retainedReward;
-    totals.infraErrors += infraErrors;
-    totals.elapsedMs = elapsedMs();
-    const next: Checkpoint = {
-      schemaVersion: 1,
-      step,
-      trainer: trainer.state(),
-      router: router.state(),
+    const summary = trainSummary({
+      config,
+      env: environment.id,
+      policyVersion: trainer.policy.version,
       totals,
       evals,
-      savedAt: new Date().toISOString(),
-    };
-    await store.commitStep(allTrajectories, stepMetrics, next);
-    options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });
+      // From every step's line (a resumed run's log holds each step once).
+      harnessUsage: sumHarnessUsage(await readStepMetrics(options.dir)),
+      trainTasks: options.tasks.train.length,
+      testTasks: options.tasks.test.length,
+      durationMs: elapsedMs(),
+    });
+    await store.writeSummary(summary);
+    return summary;
+  } finally {
+    await store.close();
   }
-
-  const summary = trainSummary({
-    config,
-    env: environment.id,
-    policyVersion: trainer.policy.version,
-    totals,
-    evals,
-    // From every step's line (a resumed run's log holds each step once).
-    harnessUsage: sumHarnessUsage(await readStepMetrics(options.dir)),
-    trainTasks: options.tasks.train.length,
-    testTasks: options.tasks.test.length,
-    durationMs: elapsedMs(),
-  });
-  await store.writeSummary(summary);
-  return summary;
 }

@@ -200,10 +200,14 @@ export class TrainStore {
     await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
   }
 
-  /** Writes the run's summary, its last write: the folder is then free for another writer. */
+  /** Writes the run's summary, its last write. */
   async writeSummary(summary: unknown): Promise<void> {
     await writeJsonAtomic(join(this.dir, trainFiles.summary), summary);
-    await this.lock.release();
+  }
+
+  /** Frees the folder for another writer; the run ends here, finished or not. */
+  close(): Promise<void> {
+    return this.lock.release();
   }
 }
 
