@@ -4,7 +4,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockRunFolder, runLockFile } from './run-lock.js';
+import { lockRunFolder, processAlive, runLockFile } from './run-lock.js';
 import { RunStore } from './run-store.js';
 import { TrainStore } from './training/train-store.js';
 
@@ -39,6 +39,28 @@ describe('the lock of a run folder', () => {
     expect(existsSync(join(dir, runLockFile))).toBe(true);
     await lock.release();
     expect(existsSync(join(dir, runLockFile))).toBe(false);
+  });
+
+  it('takes over the lock of a killed process its parent has not reaped (a zombie)', async () => {
+    // `sleep 0.1` ends as a child of a process that never reaps it: a zombie until that one ends.
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (data) => resolve(String(data)))),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Signalling it still works, yet it is gone.
+      expect(() => process.kill(zombie, 0)).not.toThrow();
+      expect(processAlive(zombie)).toBe(false);
+      const dir = await mkdtemp(join(tmpdir(), 'run-lock-'));
+      await writeFile(join(dir, runLockFile), lockOf(zombie));
+      const lock = await lockRunFolder(dir);
+      expect(JSON.parse(await readFile(join(dir, runLockFile), 'utf8')).pid).toBe(process.pid);
+      await lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+    expect(processAlive(process.pid)).toBe(true);
   });
 
   it('refuses a lock of another machine, saying how to clear it', async () => {

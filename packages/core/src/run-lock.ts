@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -12,13 +13,23 @@ interface LockRecord {
   since: string;
 }
 
-/** Whether a process of this machine is alive (one this user may not signal counts as alive). */
-function alive(pid: number): boolean {
+/**
+ * Whether a process of this machine is alive: one this user may not signal counts as alive, and a
+ * killed one its parent has not reaped yet (a zombie, as a killed process of a container whose first
+ * process reaps nothing stays) does not.
+ */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Linux: the state follows the command's closing parenthesis in /proc/PID/stat.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }
 
@@ -61,7 +72,7 @@ export async function lockRunFolder(dir: string): Promise<{ release(): Promise<v
       taken = true;
       break;
     }
-    if (held && (held.host !== mine.host || alive(held.pid)))
+    if (held && (held.host !== mine.host || processAlive(held.pid)))
       throw new ConfigError(
         `${dir} is being written by another process (pid ${held.pid}${held.host !== mine.host ? ` on ${held.host}` : ''}, since ${held.since}); two processes writing one run would corrupt it: wait for that one to end or stop it${held.host !== mine.host ? `, or remove ${path} if it is gone` : ''}`,
         { code: 'run-locked' },

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError, readJson, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, processAlive, readJson, writeJsonAtomic } from '@harness-s/core';
 
 /** Where a run notes the `--on-batch` command it is running: a killed run's may outlive it. */
 const hookFile = (dir: string) => join(dir, 'batches', 'on-batch.json');
@@ -15,15 +15,7 @@ export async function checkStrayHook(dir: string): Promise<void> {
   const path = hookFile(dir);
   if (!existsSync(path)) return;
   const { pid, step } = (await readJson(path)) as { pid?: number; step?: number };
-  let running = false;
-  try {
-    if (typeof pid === 'number') process.kill(pid, 0);
-    running = typeof pid === 'number';
-  } catch (error) {
-    // Alive, but another user's: a pid taken again since.
-    running = (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  if (running)
+  if (typeof pid === 'number' && processAlive(pid))
     throw new ConfigError(
       `the --on-batch command of the stopped run (pid ${pid}, step ${step}) is still running, and may still hand step ${step} over: wait for it to end, or stop it (kill ${pid}), then resume; if pid ${pid} is not that command any more, remove ${path}`,
       { code: 'on-batch-running' },
