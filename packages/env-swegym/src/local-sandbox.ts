@@ -1,8 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, type ExecOptions, type ExecResult, InfrastructureError, InputError } from '@harness-s/core';
+import {
+  ConfigError,
+  type ExecOptions,
+  type ExecResult,
+  InfrastructureError,
+  InputError,
+  processAlive,
+} from '@harness-s/core';
 import { execa, type ResultPromise } from 'execa';
 import { simpleGit } from 'simple-git';
 import { type GitRunner, hostGit } from './git.js';
@@ -40,21 +46,8 @@ function killProcessGroup(group: number): void {
   }
 }
 
-/** Whether a process of this machine is still running (a zombie, dead but not yet reaped, is not). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    // /proc/<pid>/stat: "pid (name) state ..."; the name may hold spaces, the state follows its ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
-}
+// Whether a process of this machine is still running (a zombie is not): core's, shared with run folders' locks.
+export { processAlive };
 
 /**
  * A sandbox that is a temporary directory on this machine: the repository is a `git clone
