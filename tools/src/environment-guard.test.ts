@@ -49,6 +49,9 @@ describe("an environment's tasks and plans, checked as they come", () => {
     expect(environment.loadTasks).toBe(loadTasks);
     expect(guardEnvironment(guarded)).toBe(guarded);
     expect(guarded.id).toBe('counter');
+    // What the view does not check is the environment's own, a name Object has too included.
+    Object.assign(environment, { valueOf: () => 'its own' });
+    expect((guarded as unknown as { valueOf(): unknown }).valueOf()).toBe('its own');
     expect((await guarded.loadTasks({ split: 'dev' })).tasks.map((task) => task.id)).toEqual([
       'count-1',
       'count-2',

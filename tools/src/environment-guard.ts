@@ -72,10 +72,10 @@ export function guardEnvironment<T extends Task>(environment: Environment<T>): E
     oraclePlan: plans('oraclePlan'),
     emptyPlan: plans('emptyPlan'),
   };
-  // A view of the environment, which stays as it was (a frozen object, a class's methods).
+  // A view of the environment, which stays as it was; a class's methods keep their `this`.
   const view = new Proxy(environment, {
     get(target, property) {
-      if (property in own) return own[property as keyof typeof own];
+      if (Object.hasOwn(own, property)) return own[property as keyof typeof own];
       const value = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
