@@ -32,3 +32,28 @@ export function createProgress(label: string, total: number): Progress {
     stop() {},
   };
 }
+
+/**
+ * One bar at a time for work that comes in parts (a step's phases, an anchoring): a new part
+ * replaces the bar, and a part's last unit stops it.
+ */
+export function partsProgress() {
+  let bar: Progress | undefined;
+  let current: string | undefined;
+  const stop = () => {
+    bar?.stop();
+    bar = undefined;
+  };
+  return {
+    update(part: string, label: string, done: number, total: number, detail: string) {
+      if (!bar || part !== current) {
+        bar?.stop();
+        current = part;
+        bar = createProgress(label, total);
+      }
+      bar.update(done, detail);
+      if (done === total) stop();
+    },
+    stop,
+  };
+}

@@ -33,7 +33,7 @@ import {
   simulatedSettingsText,
 } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
-import { createProgress, type Progress } from '../progress.js';
+import { partsProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
 import { keepSplitFile, keptSplit, loadTaskSplits, type RecordedSplit, recordedSplit } from '../task-splits.js';
@@ -119,7 +119,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
-  let attemptsBar = phaseProgress();
+  const attemptsBar = phaseProgress();
   // The folder this start made, until the run records its config.json: a start that fails before
   // then removes it, so no half-made folder (a copied task file) is left behind.
   let madeFolder: string | undefined;
@@ -153,7 +153,6 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
     anchoring = served && !flags.quiet ? anchoringProgress() : undefined;
-    attemptsBar = phaseProgress();
     const failureRanker = failureRankerWeight(flags.failureRanker);
     const startProfiles = flags.profiles ? await readProfiles(flags.profiles) : undefined;
     if (failureRanker !== undefined && startProfiles && flags.profiles)
@@ -340,23 +339,17 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
 
 /** A progress bar per phase of a step that runs attempts (base, rescue, eval), replaced as phases change. */
 function phaseProgress() {
-  let bar: Progress | undefined;
-  let current = '';
+  const bars = partsProgress();
   return {
-    show(step: number, phase: string, { done, total }: { done: number; total: number }) {
-      const key = `${step}:${phase}`;
-      if (key !== current) {
-        bar?.stop();
-        current = key;
-        bar = createProgress(`${step === 0 && phase === 'eval' ? 'before training' : `step ${step}`} ${phase}`, total);
-      }
-      bar?.update(done, `${done} of ${total} attempts`);
-      if (done === total) {
-        bar?.stop();
-        bar = undefined;
-      }
-    },
-    stop: () => bar?.stop(),
+    show: (step: number, phase: string, { done, total }: { done: number; total: number }) =>
+      bars.update(
+        `${step}:${phase}`,
+        `${step === 0 && phase === 'eval' ? 'before training' : `step ${step}`} ${phase}`,
+        done,
+        total,
+        `${done} of ${total} attempts`,
+      ),
+    stop: bars.stop,
   };
 }
 
@@ -374,15 +367,14 @@ export async function resumeLine(dir: string, steps: number): Promise<string> {
  * with a served model is most of a run's episodes before its first step.
  */
 function anchoringProgress() {
-  let progress: Progress | undefined;
-  const stop = () => {
-    progress?.stop();
-    progress = undefined;
-  };
-  const onProfiling = ({ harnessId, done, total, tasks, step }: ProfilingProgress) => {
-    progress ??= createProgress(`router: anchoring profiles (step-${step} policy, ${tasks} tasks)`, total);
-    progress.update(done, harnessId);
-    if (done === total) stop();
-  };
-  return { onProfiling, stop };
+  const bars = partsProgress();
+  const onProfiling = ({ harnessId, done, total, tasks, step }: ProfilingProgress) =>
+    bars.update(
+      String(step),
+      `router: anchoring profiles (step-${step} policy, ${tasks} tasks)`,
+      done,
+      total,
+      harnessId,
+    );
+  return { onProfiling, stop: bars.stop };
 }
