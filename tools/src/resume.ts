@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError, readJson, runLockFile, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, folderHolds, readJson, runLockFile, writeJsonAtomic } from '@harness-s/core';
 import type { Command } from 'commander';
 
 /** Flags that name where a run goes or how it reports, never recorded as the run's settings. */
@@ -29,13 +29,8 @@ export async function checkOwnFolder(given: string, own: readonly string[], what
     own.some((file) => name === file || (name.startsWith(`${file}.`) && name.endsWith('.tmp')));
   const foreign = (await readdir(dir)).filter((name) => !isOwn(name));
   if (foreign.length === 0) return;
-  const holds = foreign.includes('config.json')
-    ? 'a run (config.json)'
-    : foreign.includes('index.json')
-      ? 'a pool (index.json)'
-      : `other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''})`;
   throw new ConfigError(
-    `--out: ${dir} already holds ${holds}; ${what} go in a new or empty folder, or one that holds only ${own.join(' and ')}`,
+    `--out: ${dir} already holds ${folderHolds(foreign)}; ${what} go in a new or empty folder, or one that holds only ${own.join(' and ')}`,
     { code: 'run-exists' },
   );
 }

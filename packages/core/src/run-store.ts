@@ -44,6 +44,16 @@ export async function readJson(path: string): Promise<unknown> {
 }
 
 /**
+ * What a folder's entries are, for an error that refuses to write there: `a run (config.json)`, `a
+ * pool (index.json)`, or the first few names.
+ */
+export function folderHolds(names: readonly string[]): string {
+  if (names.includes('config.json')) return 'a run (config.json)';
+  if (names.includes('index.json')) return 'a pool (index.json)';
+  return `other files (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', ...' : ''})`;
+}
+
+/**
  * A run folder: its resolved config, an append-only `trajectories.jsonl`, and a summary.
  * Trajectories are appended one whole line per write, in the order they finish, so a run killed
  * at any moment leaves every finished trajectory on disk (at worst a torn last line, which

@@ -3,6 +3,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ConfigError,
+  folderHolds,
   HarnessSpec,
   parseWith,
   readJson,
@@ -51,13 +52,8 @@ async function refuseForeignFolder(dir: string, stateConfig: string): Promise<vo
   const held = await readdir(dir);
   // Only `state/` without its config.json: an evolution killed as it began.
   if (held.length === 0 || (held.length === 1 && held[0] === 'state')) return;
-  const what = existsSync(join(dir, 'config.json'))
-    ? 'a run (config.json)'
-    : existsSync(join(dir, 'index.json'))
-      ? 'a pool that evolution did not make here (no state/config.json)'
-      : `files (${held.slice(0, 3).join(', ')}${held.length > 3 ? ', ...' : ''})`;
   throw new ConfigError(
-    `--out: ${dir} already holds ${what}; evolution needs a new or empty folder, or the folder of an evolution to continue`,
+    `--out: ${dir} already holds ${folderHolds(held)}; evolution needs a new or empty folder, or the folder of an evolution to continue`,
     { code: 'run-exists' },
   );
 }
