@@ -23,6 +23,15 @@ export const number =
     return parsed;
   };
 
+/** Parses a number of at least 0. */
+export const nonNegative =
+  (name: string) =>
+  (value: string): number => {
+    const parsed = number(name)(value);
+    if (parsed < 0) throw new InvalidArgumentError(`${name} must be at least 0, got '${value}'`);
+    return parsed;
+  };
+
 /** Parses a number in [0, 1]. */
 export const fraction =
   (name: string) =>

@@ -2,24 +2,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalSummary } from '@harness-s/core';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cli } from './__fixtures__/cli.js';
 import { smallEvalFlags } from './__fixtures__/dbbench-pool.js';
 import { runEval } from './commands/eval.js';
 import { runTrain } from './commands/train.js';
-import { createProgram } from './program.js';
 import { flagsForResume, flagsToRecord } from './resume.js';
-
-/** Runs the command line in process, its output swallowed. */
-async function cli(args: string[]): Promise<void> {
-  const quiet = [vi.spyOn(process.stdout, 'write'), vi.spyOn(process.stderr, 'write')].map((spy) =>
-    spy.mockImplementation(() => true),
-  );
-  try {
-    await createProgram().parseAsync(['node', 'harness-s', ...args]);
-  } finally {
-    for (const spy of quiet) spy.mockRestore();
-  }
-}
 
 const lines = async (path: string) => (await readFile(path, 'utf8')).trim().split('\n');
 const summaryOf = async (dir: string) =>

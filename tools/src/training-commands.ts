@@ -11,6 +11,7 @@ import {
   dbOption,
   fraction,
   integer,
+  nonNegative,
   number,
   sandboxOption,
   scoringOption,
@@ -76,6 +77,23 @@ export function addTrainingCommands(program: Command): void {
       '--mixture-size <n>',
       "mixture: how many of the pool's best variants join H0 (default 3)",
       integer('--mixture-size', 1),
+    )
+    .addOption(
+      new Option(
+        '--advantage-std <kind>',
+        'advantages divide by the population (n) or the sample (n - 1) standard deviation of the group (default: population)',
+      ).choices(['population', 'sample']),
+    )
+    .option(
+      '--advantage-epsilon <x>',
+      'added to the standard deviation when computing advantages (default 1e-6)',
+      nonNegative('--advantage-epsilon'),
+    )
+    .addOption(
+      new Option(
+        '--zero-variance <how>',
+        'groups whose rewards are all equal: keep them at zero advantage, or drop them from the batch (default: keep)',
+      ).choices(['keep', 'drop']),
     )
     .option('--learning-rate <x>', 'simulated trainer step size (default 1)', number('--learning-rate'))
     .addOption(simConfigOption())

@@ -112,6 +112,11 @@ export const Trajectory = z.object({
       retained: z.boolean(),
       /** Its group-relative advantage, when retained. */
       advantage: z.number().optional(),
+      /**
+       * In the group kept for the task, but left out of the update because its rewards were all
+       * equal (`advantage.zeroVariance: 'drop'`); not retained.
+       */
+      dropped: z.boolean().optional(),
     })
     .optional(),
   /**

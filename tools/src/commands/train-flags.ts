@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Checkpoint, ConfigError, parseWith, readJson, trainFiles } from '@harness-s/core';
+import { type AdvantageOptions, Checkpoint, ConfigError, parseWith, readJson, trainFiles } from '@harness-s/core';
 import type { EnvironmentOptions } from '../environments.js';
 import type { PolicyFlags, SimulatedSettingsFlags } from '../policies.js';
 import { flagName, recordResumedFlags } from '../resume.js';
@@ -31,6 +31,12 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
   evalK: number;
   concurrency: number;
   learningRate?: number;
+  /** Advantages: divide by the population or the sample standard deviation (default population). */
+  advantageStd?: string;
+  /** Advantages: added to the standard deviation (default 1e-6). */
+  advantageEpsilon?: number;
+  /** Groups whose rewards are all equal: keep them at zero advantage (default) or drop them. */
+  zeroVariance?: string;
   /** Rescue routing for harness-s: adaptive profiles (default), fixed profiles, or random variants. */
   router?: string;
   reanchorEvery?: number;
@@ -71,6 +77,16 @@ export async function keepExtension(dir: string, flags: TrainFlags): Promise<voi
       });
   }
   await recordResumedFlags(dir, flags);
+}
+
+/** The loop's advantage settings the flags give (the rest keep their defaults). */
+export function advantageConfig(flags: TrainFlags): { advantage?: Partial<AdvantageOptions> } {
+  const advantage: Partial<AdvantageOptions> = {
+    ...(flags.advantageStd ? { std: flags.advantageStd as AdvantageOptions['std'] } : {}),
+    ...(flags.advantageEpsilon !== undefined ? { epsilon: flags.advantageEpsilon } : {}),
+    ...(flags.zeroVariance ? { zeroVariance: flags.zeroVariance as AdvantageOptions['zeroVariance'] } : {}),
+  };
+  return Object.keys(advantage).length > 0 ? { advantage } : {};
 }
 
 /** `8x1` (or `8X1`, `8×1`) -> 8 variants x 1 attempt. */

@@ -42,7 +42,14 @@ import { batchHook, checkStrayHook } from './on-batch.js';
 export type { TrainFlags } from './train-flags.js';
 
 import { checkCodeLanguage, resolveBase } from '../base-harness.js';
-import { keepExtension, parseShape, refuseUnusedFlags, type TrainFlags, trainChangeable } from './train-flags.js';
+import {
+  advantageConfig,
+  keepExtension,
+  parseShape,
+  refuseUnusedFlags,
+  type TrainFlags,
+  trainChangeable,
+} from './train-flags.js';
 
 /**
  * The model a run with `--policy openai` (or oracle, empty) acts with. The simulated policy's own
@@ -236,6 +243,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
         ...(flags.evalEvery ? { evalEvery: flags.evalEvery } : {}),
         ...(flags.skipInitialEval ? { evalBefore: false } : {}),
         ...(flags.mixtureSize ? { mixtureSize: flags.mixtureSize } : {}),
+        ...advantageConfig(flags),
       },
       environment,
       tasks,
@@ -265,6 +273,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
           log(
             `step ${progress.step}/${progress.steps}: effective groups ${percent(m.effectiveGroupRate)}, all failed ${m.rescueTriggered}/${m.groups}` +
               (m.rescueSuccessRate === null ? '' : ` (${percent(m.rescueSuccessRate)} rescued)`) +
+              (m.droppedGroups > 0 ? `, ${m.droppedGroups} without spread dropped` : '') +
               `, mean reward ${m.meanReward.toFixed(3)}` +
               (m.eval
                 ? ` | under H0: Pass@${m.eval.k} ${percent(m.eval.passAtK)}, Avg@${m.eval.k} ${percent(m.eval.avgAtK)}`

@@ -262,7 +262,11 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
             ),
           });
         }
-        const retainedIds = new Map(retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]));
+        // A group without spread that is dropped is not in the update: none of it is retained.
+        const retainedIds = new Map(
+          keep ? retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]) : [],
+        );
+        const droppedIds = new Set(keep ? [] : retained.map((trajectory) => trajectory.id));
         for (const trajectory of [...baseGroup, ...rescueGroup]) {
           const usage = harnessUsage[trajectory.harnessId] ?? { attempts: 0, successes: 0 };
           harnessUsage[trajectory.harnessId] = usage;
@@ -277,6 +281,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
               role: trajectory.training?.role ?? 'base',
               retained: advantage !== undefined,
               ...(advantage !== undefined ? { advantage } : {}),
+              ...(droppedIds.has(trajectory.id) ? { dropped: true } : {}),
             },
           });
         }
