@@ -204,16 +204,19 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
           { code: 'bad-flag' },
         );
       if (!flags.model) throw new ConfigError('--policy openai needs --model NAME', { code: 'bad-flag' });
-      return createOpenAIPolicy({
-        baseUrl,
-        model: flags.model,
-        ...(flags.temperature === undefined ? {} : { temperature: flags.temperature }),
-        ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
-        ...(flags.tokenIds ? { returnTokenIds: true } : {}),
-        ...(flags.logprobs ? { logprobs: true } : {}),
-        ...(flags.requestTimeout === undefined ? {} : { timeoutMs: flags.requestTimeout * 1000 }),
-        ...(flags.maxRetries === undefined ? {} : { maxRetries: flags.maxRetries }),
-      });
+      return createOpenAIPolicy(
+        {
+          baseUrl,
+          model: flags.model,
+          ...(flags.temperature === undefined ? {} : { temperature: flags.temperature }),
+          ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
+          ...(flags.tokenIds ? { returnTokenIds: true } : {}),
+          ...(flags.logprobs ? { logprobs: true } : {}),
+          ...(flags.requestTimeout === undefined ? {} : { timeoutMs: flags.requestTimeout * 1000 }),
+          ...(flags.maxRetries === undefined ? {} : { maxRetries: flags.maxRetries }),
+        },
+        { warn: (message) => process.stderr.write(`warning: ${message}\n`) },
+      );
     }
     default:
       throw new ConfigError(`unknown --policy '${flags.policy}'; available: ${policyNames.join(', ')}`, {

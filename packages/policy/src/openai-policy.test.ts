@@ -119,6 +119,30 @@ describe('OpenAI policy replies', () => {
     expect((await ask({ logprobs: true })).completionLogprobs).toBeUndefined();
   });
 
+  it('warns once for each of token ids and log-probabilities asked for and left out, and never when they come', async () => {
+    const warnings: string[] = [];
+    const asking = createOpenAIPolicy(
+      { baseUrl: live.baseUrl, model: 'm', maxRetries: 0, returnTokenIds: true, logprobs: true },
+      { warn: (message) => warnings.push(message) },
+    );
+    live.handler = () => json(fixture('openai-text.json'));
+    for (let turn = 0; turn < 3; turn += 1)
+      await asking.startEpisode(context).respond({ messages: userTurn, tools: [] });
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/without the completion's token ids asked for \(return_token_ids\)/);
+    expect(warnings[1]).toMatch(/without the log-probabilities asked for \(logprobs\)/);
+    expect(warnings[0]).toContain(live.baseUrl);
+
+    const served: string[] = [];
+    const answered = createOpenAIPolicy(
+      { baseUrl: live.baseUrl, model: 'm', maxRetries: 0, returnTokenIds: true, logprobs: true },
+      { warn: (message) => served.push(message) },
+    );
+    live.handler = () => json(fixture('vllm-logprobs.json'));
+    await answered.startEpisode(context).respond({ messages: userTurn, tools: [] });
+    expect(served).toEqual([]);
+  });
+
   it('counts zero tokens when the server omits usage', async () => {
     live.handler = () => json(fixture('chat-no-usage.json'));
     const response = await ask();

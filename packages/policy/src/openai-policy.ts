@@ -45,6 +45,12 @@ export type OpenAIPolicyOptions = z.input<typeof OpenAIPolicyOptions>;
 /** Options with defaults applied. */
 export type OpenAIPolicySettings = z.output<typeof OpenAIPolicyOptions>;
 
+/** What the policy tells its caller besides its answers. */
+export interface OpenAIPolicyHooks {
+  /** Called once for each thing asked of the server that it left out of its answers. */
+  warn?: (message: string) => void;
+}
+
 /**
  * A policy backed by any OpenAI-compatible chat completions server (vLLM, SGLang, Ollama,
  * llama.cpp server, hosted APIs). Throws `ConfigError` naming the field when an option is invalid.
@@ -53,8 +59,10 @@ export type OpenAIPolicySettings = z.output<typeof OpenAIPolicyOptions>;
  * tell them apart: `InfrastructureError` (`model-server-unavailable`) once the SDK has run out of
  * retries, `InfrastructureError` (`model-bad-response`) for an unusable 200 body, `ConfigError`
  * (`model-request-rejected`) for statuses a retry cannot fix; an aborted signal rethrows its reason.
+ * When the server answers without the token ids or log-probabilities asked for, `hooks.warn` is
+ * told once for each.
  */
-export function createOpenAIPolicy(options: OpenAIPolicyOptions): Policy {
+export function createOpenAIPolicy(options: OpenAIPolicyOptions, hooks: OpenAIPolicyHooks = {}): Policy {
   const parsed = OpenAIPolicyOptions.safeParse(options);
   if (!parsed.success) {
     throw new ConfigError(`invalid OpenAI policy option: ${formatZodError(parsed.error)}`, {
@@ -70,12 +78,15 @@ export function createOpenAIPolicy(options: OpenAIPolicyOptions): Policy {
     timeout: settings.timeoutMs,
   });
   const { apiKey: _secret, ...described } = settings;
+  const missing = new MissingFields(hooks.warn);
   return {
     id: `openai:${settings.model}`,
     version: settings.model,
     needsPlan: false,
     // One client serves every episode so connections are reused; a session holds no state of its own.
-    startEpisode: () => ({ respond: (request) => respond(client, settings, request) }),
+    startEpisode: () => ({
+      respond: async (request) => noteMissing(await respond(client, settings, request), settings, missing),
+    }),
     describe: () => ({ ...described }),
   };
 }
@@ -113,6 +124,33 @@ async function respond(
     if (!(error instanceof MalformedCompletion)) throw error;
     throw badResponse(settings, error.message, error);
   }
+}
+
+/** Tells, once for each, that the server left out what was asked of it. */
+class MissingFields {
+  private readonly told = new Set<string>();
+  constructor(private readonly warn: ((message: string) => void) | undefined) {}
+
+  note(field: string, message: string): void {
+    if (this.told.has(field) || !this.warn) return;
+    this.told.add(field);
+    this.warn(message);
+  }
+}
+
+function noteMissing(response: PolicyResponse, settings: OpenAIPolicySettings, missing: MissingFields): PolicyResponse {
+  const server = `model server ${settings.baseUrl}`;
+  if (settings.returnTokenIds && response.completionTokenIds === undefined)
+    missing.note(
+      'token ids',
+      `${server} answered without the completion's token ids asked for (return_token_ids); the recorded turns and exported batches will have none. vLLM returns them; other servers may ignore the field`,
+    );
+  if (settings.logprobs && response.completionLogprobs === undefined)
+    missing.note(
+      'logprobs',
+      `${server} answered without the log-probabilities asked for (logprobs); the recorded turns and exported batches will have none`,
+    );
+  return response;
 }
 
 /** Maps what the SDK threw to the core error the runner acts on. */
