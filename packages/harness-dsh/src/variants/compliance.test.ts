@@ -182,6 +182,27 @@ describe('loadPool', () => {
     expect(await loadPool(dir)).toEqual([spec]);
   });
 
+  it('orders the variants best first by the validation successes index.json records, then by id', async () => {
+    const h0 = dbbenchH0();
+    const changes = proposeChanges(
+      h0,
+      { name: 'schema-grounding', skills: ['inspect-table'], causes: [], tasks: [] },
+      context,
+    );
+    const specs = changes.map((change) => deriveVariant(h0, h0, change));
+    expect(specs.length).toBeGreaterThanOrEqual(2);
+    const dir = await mkdtemp(join(tmpdir(), 'pool-'));
+    for (const spec of specs) await writeVariant(dir, spec);
+    const byId = specs.map((spec) => spec.id).sort();
+    // Without an index (a folder made by hand): by id.
+    expect((await loadPool(dir)).map((spec) => spec.id)).toEqual(byId);
+    // The last by id solved the most; the others tie at none and keep their id order.
+    const best = byId.at(-1) as string;
+    const members = byId.map((id) => ({ id, validation: { perTask: { 'dev-1': id === best ? 3 : 0, 'dev-2': 0 } } }));
+    await writeFile(join(dir, 'index.json'), JSON.stringify({ members }));
+    expect((await loadPool(dir)).map((spec) => spec.id)).toEqual([best, ...byId.slice(0, -1)]);
+  });
+
   it('names the file and the field of a bad variant', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pool-'));
     const spec = lookupVariant();

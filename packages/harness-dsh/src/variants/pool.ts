@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, type HarnessSpec, InputError, readJson, writeJsonAtomic } from '@harness-s/core';
@@ -20,7 +21,9 @@ export async function writeVariant(dir: string, spec: HarnessSpec): Promise<stri
  * Loads the sibling harness pool of a folder written by `harness-s evolve`: every `<id>.json`
  * except `index.json` and `summary.json`, each validated (schema, base plus patch, content id,
  * protocol). A bad file stops the load with an error naming the file and the field, and a folder
- * with no variant is refused. H0 is not a member; the pool holds its siblings, ordered by id.
+ * with no variant is refused. H0 is not a member; the pool holds its siblings, best first: by the
+ * validation successes `index.json` records for each (as evolve writes it), then by id; a folder
+ * without one (made by hand) is ordered by id. A fixed mixture takes the pool's first variants.
  */
 export async function loadPool(dir: string, options: VariantCheckOptions = {}): Promise<HarnessSpec[]> {
   let names: string[];
@@ -53,5 +56,26 @@ export async function loadPool(dir: string, options: VariantCheckOptions = {}): 
     }
     pool.push(spec);
   }
-  return pool;
+  const successes = await validationSuccesses(dir);
+  const score = (id: string) => successes.get(id) ?? -1;
+  return pool.sort((a, b) => score(b.id) - score(a.id) || a.id.localeCompare(b.id));
+}
+
+/** Successes of each variant on the validation tasks, from the pool's `index.json` (empty without one). */
+async function validationSuccesses(dir: string): Promise<Map<string, number>> {
+  const path = join(dir, 'index.json');
+  if (!existsSync(path)) return new Map();
+  const index = (await readJson(path)) as {
+    members?: Array<{ id?: unknown; validation?: { perTask?: Record<string, unknown> } }>;
+  } | null;
+  const successes = new Map<string, number>();
+  for (const member of Array.isArray(index?.members) ? index.members : []) {
+    if (typeof member?.id !== 'string') continue;
+    const counts = Object.values(member.validation?.perTask ?? {});
+    successes.set(
+      member.id,
+      counts.reduce<number>((sum, value) => sum + (typeof value === 'number' ? value : 0), 0),
+    );
+  }
+  return successes;
 }
