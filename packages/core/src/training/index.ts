@@ -2,6 +2,7 @@ export * from './advantages.js';
 export * from './batch-export-trainer.js';
 export * from './examples.js';
 export * from './rerender.js';
+export * from './resumed-run.js';
 export * from './router.js';
 export * from './step-metrics.js';
 export * from './train-config.js';

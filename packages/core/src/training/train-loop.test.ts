@@ -361,11 +361,28 @@ describe('the training loop', () => {
     expect(new Set(trainer.updates[0]?.map((group) => group.groupId)).size).toBe(trainer.updates[0]?.length);
   });
 
-  it('refuses a trainer whose update returns no policy, and a router that names a variant twice', async () => {
+  it('refuses a trainer whose update returns no policy, another policy than its own or odd stats, and a router that names a variant twice', async () => {
     const silent = { ...recordingTrainer(), update: async () => undefined as never };
     await expect(run('grpo', {}, undefined, silent)).rejects.toThrow(
       'trainer recording: update() of step 1 returned no policy ({ policy, stats })',
     );
+    // A trainer whose policy stays behind what its update returned: the next step would act with the old one.
+    const base = recordingTrainer();
+    const newer = { ...policy, version: 'v1' };
+    const behind = { ...base, update: async () => ({ policy: newer, stats: {} }) };
+    await expect(run('grpo', {}, undefined, behind)).rejects.toThrow(
+      "trainer recording: update() of step 1 returned policy version 'v1', but the trainer's policy is still 'v0'",
+    );
+    // Stats metrics.jsonl could not hold, refused when returned rather than when the run is read back.
+    for (const [stats, shown] of [
+      [{ loss: Number.NaN }, 'stats.loss = NaN'],
+      [{ loss: 'low' }, 'stats.loss = "low"'],
+    ] as const) {
+      const odd = { ...recordingTrainer(), update: async () => ({ policy, stats }) as never };
+      await expect(run('grpo', {}, undefined, odd)).rejects.toThrow(
+        `trainer recording: update() of step 1 returned ${shown}; stats must be finite numbers`,
+      );
+    }
     const twice: RescueRouter = {
       id: 'twice',
       select: async ({ pool }) => [pool[0]?.id ?? '', pool[0]?.id ?? ''],

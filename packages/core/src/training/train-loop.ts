@@ -9,11 +9,12 @@ import { isScored, type Trajectory } from '../trajectory.js';
 import { groupAdvantages } from './advantages.js';
 import { type AttemptPlan, basePlans, groupIdsOf, rescuePlans } from './attempt-plans.js';
 import { batchFor, groupSlice } from './batches.js';
+import { checkResumedRun } from './resumed-run.js';
 import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js';
 import { scoredTrajectory } from './scored.js';
 import type { StepMetrics } from './step-metrics.js';
 import { requirePool, TrainConfig } from './train-config.js';
-import { checkTrainOptions, type TrainOptions } from './train-options.js';
+import { checkTrainOptions, checkUpdate, type TrainOptions } from './train-options.js';
 import {
   type Checkpoint,
   type EvalPoint,
@@ -44,25 +45,32 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   const { environment, h0, trainer } = options;
   requirePool(config.method, pool.length);
   checkTrainOptions(options, pool);
+  if (config.method === 'harness-s' && router.needsValidationTasks && !options.tasks.validation?.length)
+    throw new ConfigError(
+      `router ${router.id} anchors its profiles on validation tasks, and tasks.validation is empty: give the split's validation tasks`,
+      { code: 'no-validation-tasks' },
+    );
   const mixture = [h0, ...pool.slice(0, config.mixtureSize)];
   trainer.attach?.({ dir: options.dir, h0 });
 
+  const record = {
+    command: 'train',
+    env: environment.id,
+    config,
+    h0: h0.spec.id,
+    pool: pool.map((harness) => harness.spec.id),
+    router: router.id,
+    trainer: trainer.id,
+    policy: trainer.policy.describe(),
+    trainTasks: options.tasks.train.map((task) => task.id),
+    testTasks: options.tasks.test.map((task) => task.id),
+    ...options.record,
+  };
   const { store, checkpoint } = await TrainStore.open(
     options.dir,
-    {
-      command: 'train',
-      env: environment.id,
-      config,
-      h0: h0.spec.id,
-      pool: pool.map((harness) => harness.spec.id),
-      router: router.id,
-      trainer: trainer.id,
-      policy: trainer.policy.describe(),
-      trainTasks: options.tasks.train.map((task) => task.id),
-      testTasks: options.tasks.test.map((task) => task.id),
-      ...options.record,
-    },
+    record,
     options.resume ?? false,
+    (recorded, trained) => checkResumedRun(options.dir, recorded, record, trained),
   );
   // The folder is this process's until the run ends, finished or stopped.
   try {
@@ -286,14 +294,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           });
         }
       }
-      const update = await trainer.update(scoredGroups, step);
-      if (!update?.policy)
-        throw new ConfigError(
-          `trainer ${trainer.id}: update() of step ${step} returned no policy ({ policy, stats })`,
-          {
-            code: 'bad-trainer',
-          },
-        );
+      const update = checkUpdate(trainer, await trainer.update(scoredGroups, step), step);
 
       const baseScored = base.filter(isScored);
       const infraErrors = [...base, ...rescueFlat].reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);

@@ -7,7 +7,7 @@ import type { RescueRouter } from './router.js';
 import type { StepMetrics } from './step-metrics.js';
 import type { TrainConfigInput } from './train-config.js';
 import type { EvalPoint } from './train-store.js';
-import type { Trainer } from './trainer.js';
+import type { Trainer, TrainerUpdate } from './trainer.js';
 
 /** Progress of a training run. */
 export interface TrainProgress {
@@ -56,4 +56,31 @@ export function checkTrainOptions<T extends Task>(options: TrainOptions<T>, pool
   if (options.tasks.train.length === 0) throw new ConfigError('no training tasks', { code: 'no-tasks' });
   if (options.tasks.test.length === 0)
     throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
+}
+
+/**
+ * Refuses an update the run cannot go on with, naming the trainer and the step: no policy; a
+ * trainer whose `policy` is not the policy its update returned (the next step acts, and a resumed
+ * run restarts, with `trainer.policy`, so the two would part); stats that are not finite numbers
+ * (metrics.jsonl could not hold them).
+ */
+export function checkUpdate(trainer: Trainer, update: TrainerUpdate | undefined, step: number): TrainerUpdate {
+  const where = `trainer ${trainer.id}: update() of step ${step}`;
+  if (!update?.policy)
+    throw new ConfigError(`${where} returned no policy ({ policy, stats })`, { code: 'bad-trainer' });
+  if (trainer.policy !== update.policy && trainer.policy.version !== update.policy.version)
+    throw new ConfigError(
+      `${where} returned policy version '${update.policy.version}', but the trainer's policy is still '${trainer.policy.version}': trainer.policy must be the policy the update returned (for example a getter over the updated one), as the next step acts with it`,
+      { code: 'bad-trainer' },
+    );
+  const stats: unknown = update.stats ?? {};
+  if (typeof stats !== 'object' || stats === null || Array.isArray(stats))
+    throw new ConfigError(`${where} returned stats that are not an object of numbers`, { code: 'bad-trainer' });
+  for (const [name, value] of Object.entries(stats))
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new ConfigError(
+        `${where} returned stats.${name} = ${typeof value === 'number' ? String(value) : JSON.stringify(value)}; stats must be finite numbers (leave out what has no value)`,
+        { code: 'bad-trainer' },
+      );
+  return { ...update, stats: stats as Record<string, number> };
 }

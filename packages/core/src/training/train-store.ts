@@ -121,12 +121,17 @@ export class TrainStore {
     dir: string,
     config: unknown,
     resume: boolean,
+    /**
+     * On resume from a checkpoint, given the recorded config.json and the step trained: throws when
+     * the run given is not the one recorded.
+     */
+    sameRun: (recorded: unknown, trained: number) => void = () => {},
   ): Promise<{ store: TrainStore; checkpoint: Checkpoint | null }> {
     // Taken before anything is read or cut back: a second writer of this run is refused first.
     await mkdir(dir, { recursive: true });
     const lock = await lockRunFolder(dir);
     try {
-      return await TrainStore.openLocked(dir, config, resume, lock);
+      return await TrainStore.openLocked(dir, config, resume, lock, sameRun);
     } catch (error) {
       await lock.release();
       throw error;
@@ -138,6 +143,7 @@ export class TrainStore {
     config: unknown,
     resume: boolean,
     lock: { release(): Promise<void> },
+    sameRun: (recorded: unknown, trained: number) => void,
   ): Promise<{ store: TrainStore; checkpoint: Checkpoint | null }> {
     const store = new TrainStore(dir, lock);
     const checkpointPath = join(dir, trainFiles.checkpoint);
@@ -148,6 +154,10 @@ export class TrainStore {
         }
       } else {
         const checkpoint = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
+        const configPath = join(dir, trainFiles.config);
+        if (existsSync(configPath)) sameRun(await readJson(configPath), checkpoint.step);
+        // What a continuation may change (how far it goes, how it runs) is recorded as it now is.
+        await writeJsonAtomic(configPath, config);
         await truncateAfterStep(
           join(dir, trainFiles.trajectories),
           checkpoint.step,

@@ -1,0 +1,81 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createCounterEnvironment, createPlainHarness } from '../testing/index.js';
+import { recordingTrainer, variant } from './__fixtures__/rescue-run.js';
+import { checkResumedRun } from './resumed-run.js';
+import type { TrainConfigInput } from './train-config.js';
+import { train } from './train-loop.js';
+
+describe('continuing a training run', () => {
+  it('refuses another run in the folder, by what differs, and records how far a continuation goes', async () => {
+    const { environment } = createCounterEnvironment();
+    const { tasks } = await environment.loadTasks({});
+    const dir = join(await mkdtemp(join(tmpdir(), 'resumed-')), 'run');
+    const config: TrainConfigInput = { method: 'grpo', steps: 1, batchSize: 2, k: 2, seed: 1, evalK: 1 };
+    const options = (changed: Partial<TrainConfigInput>, resume = true) => ({
+      config: { ...config, ...changed },
+      environment,
+      tasks: { train: tasks, test: tasks },
+      h0: createPlainHarness(),
+      trainer: recordingTrainer(),
+      dir,
+      resume,
+    });
+    await train(options({}, false));
+
+    await expect(train(options({ k: 5, seed: 9, method: 'h0-resample' }))).rejects.toThrow(
+      /resume: .* holds another run: config\.method "h0-resample" \(the run has "grpo"\), config\.k 5 \(the run has 2\), config\.seed 9 \(the run has 1\); a continued run may change only steps, concurrency, maxInfraRetries/,
+    );
+    await expect(train({ ...options({}), tasks: { train: tasks.slice(1), test: tasks } })).rejects.toThrow(
+      /holds another run: trainTasks \["count-2","count-3"\] \(the run has \["count-1","count-2","count-3"\]\)/,
+    );
+    await expect(train({ ...options({}), pool: [variant('good-a')] })).rejects.toThrow(
+      /pool \["good-a"\] \(the run has \[\]\)/,
+    );
+
+    // Further, and at another concurrency: recorded, so that config.json says what the run is now.
+    const longer = await train(options({ steps: 2, concurrency: 1 }));
+    expect(longer.steps).toBe(2);
+    const recorded = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+    expect(recorded.config).toMatchObject({ steps: 2, concurrency: 1, k: 2 });
+    await expect(train(options({ steps: 1 }))).rejects.toThrow(
+      /resume: steps 1: the run in .* has trained 2 steps already/,
+    );
+  });
+
+  it('reads a setting recorded before it existed as its default', () => {
+    const given = {
+      env: 'counter',
+      config: { method: 'grpo', steps: 2, advantage: { std: 'population', epsilon: 1e-6, zeroVariance: 'keep' } },
+    };
+    const older = { env: 'counter', config: { method: 'grpo', steps: 1 } };
+    const withDefaults = (value: typeof given) => ({
+      ...value,
+      config: {
+        batchSize: 8,
+        k: 8,
+        mixtureSize: 3,
+        rescueContext: 'h0',
+        evalK: 3,
+        seed: 0,
+        concurrency: 4,
+        maxInfraRetries: 2,
+        ...value.config,
+      },
+    });
+    expect(() => checkResumedRun('run', older, withDefaults(given), 1)).not.toThrow();
+    expect(() =>
+      checkResumedRun(
+        'run',
+        older,
+        withDefaults({
+          ...given,
+          config: { ...given.config, advantage: { std: 'sample', epsilon: 1e-6, zeroVariance: 'keep' } },
+        }),
+        1,
+      ),
+    ).toThrow(/config\.advantage \{"std":"sample"/);
+  });
+});
