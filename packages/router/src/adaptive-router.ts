@@ -1,6 +1,7 @@
 import {
   ConfigError,
   formatZodError,
+  HarnessError,
   type RescueReport,
   type RescueRequest,
   type RescueRouter,
@@ -16,6 +17,7 @@ import {
   ProfileStatsRanker,
   type Ranker,
   type RankPurpose,
+  type RankRequest,
   SimilarFailureRanker,
   SimilarTaskRanker,
 } from './rankers.js';
@@ -112,6 +114,22 @@ const RouterState = z.object({
 });
 
 /**
+ * A ranker's ranking, or its failure named by ranker and task (an error of the run's own kinds, an
+ * interrupt for one, passes as it is).
+ */
+async function rankBy(ranker: Ranker, request: RankRequest): Promise<string[]> {
+  try {
+    return await ranker.rank(request);
+  } catch (error) {
+    if (HarnessError.isInstance(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
+    throw new Error(
+      `ranker ${ranker.id} failed on task ${request.task.id}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
  * The adaptive harness router: for a task whose H0 group failed, several rankers order the
  * variants from the behaviour profiles and similar-task outcomes, a weighted vote with decaying
  * rank weights combines them, and the top-K distinct variants other than H0 form the rescue set.
@@ -136,6 +154,16 @@ export class AdaptiveRouter implements RescueRouter {
       ...(options.diagnose ? [new SimilarFailureRanker()] : []),
     ];
     this.decay = options.decay ?? 0.7;
+    if (!(this.decay > 0 && this.decay <= 1))
+      throw new ConfigError(`decay must be in (0, 1], got ${this.decay}`, { code: 'bad-router-config' });
+    for (const ranker of this.rankers)
+      if (!(Number.isFinite(ranker.weight) && ranker.weight >= 0))
+        throw new ConfigError(
+          `ranker ${ranker.id}: weight must be a finite number of at least 0, got ${ranker.weight}`,
+          {
+            code: 'bad-router-config',
+          },
+        );
     this.mode = options.mode ?? 'adaptive';
     this.reanchorEvery = options.reanchorEvery ?? defaultReanchorEvery;
     if (!Number.isInteger(this.reanchorEvery) || this.reanchorEvery < 1) {
@@ -149,6 +177,11 @@ export class AdaptiveRouter implements RescueRouter {
     }
     if (options.profileTasks !== undefined) checkProfileTaskCount(options.profileTasks);
     this.id = `adaptive-${this.mode}`;
+  }
+
+  /** It anchors profiles on the validation tasks: before the first step without profiles, and when re-anchoring. */
+  get needsValidationTasks(): boolean {
+    return this.profiles === null || this.mode === 'adaptive';
   }
 
   get currentProfiles(): ProfileSet | null {
@@ -225,7 +258,11 @@ export class AdaptiveRouter implements RescueRouter {
     const rankings = await Promise.all(
       this.rankers
         .filter((ranker) => ranker.appliesTo?.(request) ?? true)
-        .map(async (ranker) => ({ rankerId: ranker.id, weight: ranker.weight, ranking: await ranker.rank(request) })),
+        .map(async (ranker) => ({
+          rankerId: ranker.id,
+          weight: ranker.weight,
+          ranking: await rankBy(ranker, request),
+        })),
     );
     return voteRankings(rankings, all, this.decay).order;
   }
