@@ -197,6 +197,8 @@ describe('evaluate', () => {
     const refusals: Array<[Record<string, unknown>, string]> = [
       [{ taskSet: taskSet.tasks }, 'evaluate: taskSet must be a TaskSet, { tasks, unloadable }'],
       [{ harness: createPlainHarness().spec }, 'evaluate: harness must be a Harness: createHarness(spec)'],
+      [{ policy: undefined }, 'evaluate: policy must be a Policy'],
+      [{ environment: undefined }, 'evaluate: environment must be an Environment'],
       [{ k: 0 }, 'evaluate: k must be an integer >= 1, got 0'],
       [{ seed: undefined }, 'evaluate: seed must be an integer, got undefined'],
       [{ concurrency: undefined }, 'evaluate: concurrency must be an integer >= 1, got undefined'],

@@ -89,6 +89,10 @@ function checkEvaluationOptions<T extends Task>(options: EvaluationOptions<T>): 
   if (!Array.isArray(options.taskSet?.tasks))
     throw bad("taskSet must be a TaskSet, { tasks, unloadable }, as an environment's loadTasks returns");
   if (!isHarness(options.harness)) throw bad('harness must be a Harness: createHarness(spec) of a harness spec');
+  if (typeof options.policy?.startEpisode !== 'function')
+    throw bad('policy must be a Policy: { id, version, startEpisode(context) }, e.g. new SimulatedPolicy()');
+  if (typeof options.environment?.open !== 'function')
+    throw bad("environment must be an Environment, as an environment package's create function returns");
   integer('k', options.k, 1);
   if (!Number.isInteger(options.seed)) throw bad(`seed must be an integer, got ${String(options.seed)}`);
   integer('concurrency', options.concurrency, 1);

@@ -188,6 +188,8 @@ describe('createHarness', () => {
       /unknown action codec 'smoke-signals'/,
     );
     expect(() => createHarness({ ...dbbenchH0(), extra: 1 })).toThrow(ConfigError);
+    // What builtInHarnessSpec gives for a name the environment has not.
+    expect(() => createHarness(undefined)).toThrow(/harness spec: no spec given \(undefined\); builtInHarnessSpec/);
   });
 });
 

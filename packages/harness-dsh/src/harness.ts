@@ -21,6 +21,11 @@ export const elidedObservation = '[earlier observation elided]';
  * decoded actions into base actions or act before the first turn, rules add messages after turns.
  */
 export function createHarness(input: unknown, where = 'harness spec'): Harness {
+  if (input === undefined || input === null)
+    throw new ConfigError(
+      `${where}: no spec given (${String(input)}); builtInHarnessSpec(env, name) returns undefined for a name the environment has not`,
+      { code: 'bad-harness-spec' },
+    );
   const parsed = HarnessSpec.safeParse(input);
   if (!parsed.success) {
     throw new ConfigError(`${where}: ${formatZodError(parsed.error)}`, {
