@@ -1,16 +1,7 @@
-import type { HarnessSpec } from '@harness-s/core';
-import { createBuiltInAnalyser } from '@harness-s/harness-dsh';
-import { type Diagnose, type ProfileSet, type Ranker, SimilarFailureRanker } from '@harness-s/router';
+import { type ProfileSet, type Ranker, SimilarFailureRanker } from '@harness-s/router';
 import { InvalidArgumentError, Option } from 'commander';
 
-/**
- * The router's reading of a failed attempt: the repair directions of the causes the environment's
- * built-in failure analysis finds in it (the analysis evolution uses), under the base harness.
- */
-export function builtInDiagnosis(env: string, h0: HarnessSpec): Diagnose {
-  const analyser = createBuiltInAnalyser(env);
-  return async (trajectory) => (await analyser.analyse(trajectory, h0)).causes.map((cause) => cause.direction);
-}
+export { builtInDiagnosis } from '@harness-s/harness-dsh';
 
 /**
  * The similar-failure ranker's weight when `--failure-ranker` is given bare: as much as the two

@@ -121,3 +121,13 @@ export function createBuiltInAnalyser(env: string): FailureAnalyser {
     },
   };
 }
+
+/**
+ * The router's reading of a failed attempt (`AdaptiveRouter`'s `diagnose`): the repair directions
+ * of the causes the environment's built-in failure analysis finds in it, under the base harness
+ * `h0`; what `--failure-ranker` uses.
+ */
+export function builtInDiagnosis(env: string, h0: HarnessSpec): (trajectory: Trajectory) => Promise<string[]> {
+  const analyser = createBuiltInAnalyser(env);
+  return async (trajectory) => (await analyser.analyse(trajectory, h0)).causes.map((cause) => cause.direction);
+}
