@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodeSandbox, type SandboxOptions } from './code-sandbox.js';
 import { preludeSource } from './prelude.js';
@@ -123,4 +125,19 @@ describe('sandbox worker pool: a worker serves one sandbox at a time', () => {
       await worker.terminate();
     }
   });
+});
+
+describe('closing the pool', () => {
+  it('keeps a process that awaits it alive until its workers have ended', async () => {
+    const program = fileURLToPath(new URL('./__fixtures__/close-at-exit.ts', import.meta.url));
+    // A worker's last answer could unreference it while it was being terminated: a race, so five runs.
+    for (let run = 0; run < 5; run += 1) {
+      const child = spawn(process.execPath, ['--import', 'tsx', program], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect({ run, code, output: output.trim() }).toEqual({ run, code: 0, output: 'closed' });
+    }
+  }, 60_000);
 });

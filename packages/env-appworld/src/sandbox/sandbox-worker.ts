@@ -64,6 +64,8 @@ export class SandboxWorker {
   private listener: ((message: FromWorker) => void) | null = null;
   private exitListener: ((reason: string) => void) | null = null;
   private exited = false;
+  /** Being terminated: referenced until it has exited, whatever answer comes in meanwhile. */
+  private terminating = false;
   /** Messages sent or waiting to be sent, and not answered yet. */
   private unanswered = 0;
   /** Settles when the last of them has been answered. */
@@ -141,7 +143,7 @@ export class SandboxWorker {
         onSend?.();
         this.worker.postMessage(message);
       }).finally(() => {
-        if (!this.exited) this.worker.unref();
+        if (!this.exited && !this.terminating) this.worker.unref();
       });
     });
   }
@@ -263,7 +265,13 @@ export class SandboxWorker {
   }
 
   async terminate(): Promise<void> {
-    if (!this.exited) await this.worker.terminate();
+    // Referenced until it has exited, so a process awaiting this does not end first (an idle
+    // worker is unreferenced, and a top-level await left pending exits with code 13).
+    if (!this.exited) {
+      this.terminating = true;
+      this.worker.ref();
+      await this.worker.terminate();
+    }
     this.exited = true;
   }
 }
