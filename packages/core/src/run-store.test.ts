@@ -34,6 +34,12 @@ describe('RunStore', () => {
     expect(JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'))).toEqual({ ok: true });
     const trajectories = await readTrajectories(dir);
     expect(trajectories.map((trajectory) => trajectory.attempt).sort()).toEqual([0, 1]);
+    // Closed: used again, it says so by name; closed again, nothing happens.
+    await store.close();
+    expect(() => store.appendTrajectory(trajectories[0] as never)).toThrow(
+      `RunStore of ${dir} is closed: appending a trajectory needs a store open (RunStore.create)`,
+    );
+    await expect(store.writeSummary({})).rejects.toThrow(/is closed: writing the summary/);
   });
 
   it('drops a torn last line left by a killed run, but rejects corruption elsewhere', async () => {

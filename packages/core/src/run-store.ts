@@ -1,7 +1,7 @@
 import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { InputError } from './errors.js';
+import { ConfigError, InputError } from './errors.js';
 import { parseWith, streamJsonl } from './jsonl.js';
 import { lockRunFolder } from './run-lock.js';
 import { Trajectory } from './trajectory.js';
@@ -67,6 +67,14 @@ export class RunStore {
   ) {}
 
   private queue: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  private checkOpen(what: string): void {
+    if (this.closed)
+      throw new ConfigError(`RunStore of ${this.dir} is closed: ${what} needs a store open (RunStore.create)`, {
+        code: 'store-closed',
+      });
+  }
 
   /** Creates (or reopens for appending) a run folder and writes its config. */
   static async create(dir: string, config: unknown): Promise<RunStore> {
@@ -85,6 +93,7 @@ export class RunStore {
 
   /** Appends one trajectory; writes are serialised so lines never interleave. */
   appendTrajectory(trajectory: Trajectory): Promise<void> {
+    this.checkOpen('appending a trajectory');
     const line = `${JSON.stringify(trajectory)}\n`;
     this.queue = this.queue.then(async () => {
       await this.handle.write(line);
@@ -93,11 +102,15 @@ export class RunStore {
   }
 
   async writeSummary(summary: unknown): Promise<void> {
+    this.checkOpen('writing the summary');
     await this.queue;
     await writeJsonAtomic(join(this.dir, runFiles.summary), summary);
   }
 
+  /** Ends the store: its lines on disk, the folder's lock released. Closing twice does nothing. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.queue;
     await this.handle.sync().catch(() => undefined);
     await this.handle.close();

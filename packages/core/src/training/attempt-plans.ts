@@ -70,6 +70,11 @@ export async function rescuePlans<T extends Task>(options: {
               ...(failures ? { failures: failures(slot) } : {}),
             })
           ).map((id, index, ids) => {
+            if (ids.length > shape.variants)
+              throw new ConfigError(
+                `router ${router.id} chose ${ids.length} variants for ${task.id}; a rescue asks for at most ${shape.variants}`,
+                { code: 'bad-route' },
+              );
             const harness = poolById.get(id);
             if (!harness)
               throw new ConfigError(`router ${router.id} chose '${id}', which is not in the pool`, {

@@ -60,27 +60,6 @@ describe('the training loop', () => {
     expect(trajectories).toHaveLength(2 * 3 * 2);
   });
 
-  it('drops groups without spread from the update when asked, and records them as dropped, not retained', async () => {
-    const advantage = { zeroVariance: 'drop' };
-    const { trainer, dir } = await run('harness-s', { rescue: { variants: 3, attemptsPerVariant: 1 }, advantage });
-    // count-1 is solved under H0 every time (no spread); count-2 and count-3 are rescued by a mixed group.
-    expect(trainer.updates.map((groups) => groups.map((group) => group.taskId).sort())).toEqual([
-      ['count-2', 'count-3'],
-      ['count-2', 'count-3'],
-    ]);
-    expect((await readStepMetrics(dir)).map((metrics) => metrics.droppedGroups)).toEqual([1, 1]);
-    const trajectories = await readTrajectories(dir);
-    const solved = trajectories.filter((trajectory) => trajectory.training && trajectory.taskId === 'count-1');
-    expect(solved).toHaveLength(2 * 2);
-    for (const { training } of solved) expect(training).toMatchObject({ retained: false, dropped: true });
-    expect(solved.every(({ training }) => training?.advantage === undefined)).toBe(true);
-    // Kept at zero advantage by default, and retained.
-    const kept = await run('harness-s', { rescue: { variants: 3, attemptsPerVariant: 1 } });
-    expect(kept.trainer.updates.map((groups) => groups.length)).toEqual([3, 3]);
-    const keptSolved = (await readTrajectories(kept.dir)).filter((trajectory) => trajectory.taskId === 'count-1');
-    expect(keptSolved.every(({ training }) => training?.retained && !training.dropped)).toBe(true);
-  });
-
   it('harness-s replaces an all-failed group by a rescue group of distinct variants', async () => {
     const { summary, trainer, dir } = await run('harness-s', { rescue: { variants: 3, attemptsPerVariant: 1 } });
     const trajectories = await readTrajectories(dir);
@@ -391,6 +370,10 @@ describe('the training loop', () => {
     };
     await expect(run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 1 } }, twice)).rejects.toThrow(
       /router twice chose 'good-a' twice for count-\d; a rescue set is distinct variants/,
+    );
+    const many: RescueRouter = { ...twice, id: 'many', select: async ({ pool }) => pool.map((spec) => spec.id) };
+    await expect(run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 1 } }, many)).rejects.toThrow(
+      /router many chose 3 variants for count-\d; a rescue asks for at most 2/,
     );
   });
 });
