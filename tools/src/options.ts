@@ -110,6 +110,10 @@ const modelOptions = (): Option[] => [
   new Option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)"),
   new Option('--logprobs', "--policy openai: record the completion tokens' log-probabilities"),
   new Option(
+    '--seeded',
+    "--policy openai: send each attempt's seed with its requests, so a server that honours it (vLLM, serve sim) samples reproducibly",
+  ),
+  new Option(
     '--request-timeout <s>',
     'seconds to wait for each answer of the model server before retrying it (--policy openai; default 120)',
   ).argParser(integer('--request-timeout', 1)),

@@ -36,6 +36,8 @@ export interface PolicyFlags {
   tokenIds?: boolean;
   /** Ask the server for the completion tokens' log-probabilities. */
   logprobs?: boolean;
+  /** Send each attempt's seed with its requests. */
+  seeded?: boolean;
   /** Seconds to wait for each answer of the server (default 120). */
   requestTimeout?: number;
   /** Retries of a request the server failed (default 4). */
@@ -50,6 +52,7 @@ const modelFlags: ReadonlyArray<[keyof PolicyFlags, string]> = [
   ['maxTokens', '--max-tokens'],
   ['tokenIds', '--token-ids'],
   ['logprobs', '--logprobs'],
+  ['seeded', '--seeded'],
   ['requestTimeout', '--request-timeout'],
   ['maxRetries', '--max-retries'],
 ];
@@ -212,6 +215,7 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
           ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
           ...(flags.tokenIds ? { returnTokenIds: true } : {}),
           ...(flags.logprobs ? { logprobs: true } : {}),
+          ...(flags.seeded ? { seeded: true } : {}),
           ...(flags.requestTimeout === undefined ? {} : { timeoutMs: flags.requestTimeout * 1000 }),
           ...(flags.maxRetries === undefined ? {} : { maxRetries: flags.maxRetries }),
         },

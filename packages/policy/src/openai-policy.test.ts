@@ -30,6 +30,7 @@ describe('createOpenAIPolicy options', () => {
       extraBody: { top_k: 20 },
       returnTokenIds: false,
       logprobs: false,
+      seeded: false,
     });
     expect(JSON.stringify(made.describe())).not.toContain('sk-secret');
   });
@@ -141,6 +142,14 @@ describe('OpenAI policy replies', () => {
     live.handler = () => json(fixture('vllm-logprobs.json'));
     await answered.startEpisode(context).respond({ messages: userTurn, tools: [] });
     expect(served).toEqual([]);
+  });
+
+  it("sends the episode's seed with every request when seeded, and none otherwise", async () => {
+    const seeded = createOpenAIPolicy({ baseUrl: live.baseUrl, model: 'm', maxRetries: 0, seeded: true });
+    for (const seed of [7, 7, 12])
+      await seeded.startEpisode({ ...context, seed }).respond({ messages: userTurn, tools: [] });
+    await policy().startEpisode(context).respond({ messages: userTurn, tools: [] });
+    expect(live.requests.map((request) => (request.body as { seed?: number }).seed)).toEqual([7, 7, 12, undefined]);
   });
 
   it('counts zero tokens when the server omits usage', async () => {

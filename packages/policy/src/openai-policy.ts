@@ -38,6 +38,11 @@ export const OpenAIPolicyOptions = z
     returnTokenIds: z.boolean().default(false),
     /** Ask for the completion tokens' log-probabilities (`logprobs: true`), e.g. for importance ratios. */
     logprobs: z.boolean().default(false),
+    /**
+     * Send each episode's seed as the requests' `seed`: vLLM then samples an episode's turns
+     * reproducibly, and `harness-s serve sim` draws as the simulated policy does in process.
+     */
+    seeded: z.boolean().default(false),
   })
   .strict();
 /** Options as callers write them; defaults are filled in by `createOpenAIPolicy`. */
@@ -84,8 +89,13 @@ export function createOpenAIPolicy(options: OpenAIPolicyOptions, hooks: OpenAIPo
     version: settings.model,
     needsPlan: false,
     // One client serves every episode so connections are reused; a session holds no state of its own.
-    startEpisode: () => ({
-      respond: async (request) => noteMissing(await respond(client, settings, request), settings, missing),
+    startEpisode: (context) => ({
+      respond: async (request) =>
+        noteMissing(
+          await respond(client, settings, request, settings.seeded ? context.seed : undefined),
+          settings,
+          missing,
+        ),
     }),
     describe: () => ({ ...described }),
   };
@@ -95,12 +105,14 @@ async function respond(
   client: OpenAI,
   settings: OpenAIPolicySettings,
   request: PolicyRequest,
+  seed: number | undefined,
 ): Promise<PolicyResponse> {
   // The fields the policy owns come after `extraBody`, so it cannot replace the conversation or turn on streaming.
   const body = {
     ...settings.extraBody,
     ...(settings.returnTokenIds ? { return_token_ids: true } : {}),
     ...(settings.logprobs ? { logprobs: true } : {}),
+    ...(seed === undefined ? {} : { seed }),
     model: settings.model,
     messages: toChatMessages(request.messages),
     temperature: settings.temperature,

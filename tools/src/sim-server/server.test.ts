@@ -68,13 +68,13 @@ describe('the served simulated model', () => {
     expect(outcomes.some((trajectory) => trajectory.turns.length > 2)).toBe(true);
   });
 
-  it('draws an episode as the embedded policy does with the seed a request carries', async () => {
+  it('draws an episode as the embedded policy does with the seed a request carries (seeded: the attempt seed)', async () => {
     const { tasks } = await environment.loadTasks({ split: 'dev' });
+    const served = createOpenAIPolicy({ baseUrl: server.url, model: 'sim', maxRetries: 0, seeded: true });
     let compared = 0;
     for (const [index, task] of tasks.slice(0, 8).entries()) {
       const harness = index % 2 === 0 ? h0 : (pool[index % pool.length] as Harness);
       const seed = 100 + index;
-      const served = createOpenAIPolicy({ baseUrl: server.url, model: 'sim', maxRetries: 0, extraBody: { seed } });
       const [remote, local] = await Promise.all([
         runAttempt({ environment, task, harness, policy: served, runId: 'r', attempt: 0, seed }),
         runAttempt({ environment, task, harness, policy: initial, runId: 'l', attempt: 0, seed }),
