@@ -154,11 +154,14 @@ rows.push(...(await lifecycle('local', local, undefined, workspace)));
 rows.push(await episodes('local, clone per episode', local, undefined, workspace, false));
 
 const docker = createDockerSandboxProvider();
-if ((await dockerAvailable(docker.docker)) && (await imageExists(docker.docker, embeddedImage))) {
+const daemon = await dockerAvailable(docker.docker);
+if (daemon && (await imageExists(docker.docker, embeddedImage))) {
   rows.push(...(await lifecycle('docker', docker, embeddedImage, workspace)));
   rows.push(await episodes('docker, warm + reset', docker, embeddedImage, workspace, true));
   rows.push(await episodes('docker, naive: new container', docker, embeddedImage, workspace, false));
 } else {
-  process.stdout.write(`docker: skipped (no daemon, or no image ${embeddedImage}: run .ci/docker.sh)\n\n`);
+  process.stdout.write(
+    `docker: skipped (${daemon ? `no image ${embeddedImage}` : 'no Docker daemon answers'}: .ci/docker.sh starts one and builds the image)\n\n`,
+  );
 }
 print(rows);
