@@ -110,11 +110,11 @@ export const Trajectory = z.object({
       role: z.enum(['base', 'rescue']),
       /** Whether this attempt is in the group that was kept for the update. */
       retained: z.boolean(),
-      /** Its group-relative advantage, when retained. */
+      /** Its group-relative advantage, when retained and in the update. */
       advantage: z.number().optional(),
       /**
-       * In the group kept for the task, but left out of the update because its rewards were all
-       * equal (`advantage.zeroVariance: 'drop'`); not retained.
+       * Retained, but left out of the update because its group's rewards were all equal
+       * (`advantage.zeroVariance: 'drop'`): no advantage, and not exported.
        */
       dropped: z.boolean().optional(),
     })

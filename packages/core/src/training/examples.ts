@@ -109,12 +109,15 @@ export function trainingExamples(
   return examples;
 }
 
-/** Whether `trainingExamples` writes the attempt: a scored training attempt, retained unless `all`. */
+/**
+ * Whether `trainingExamples` writes the attempt: a scored training attempt, retained and in the
+ * update (not dropped for want of spread) unless `all`.
+ */
 export const isExampleAttempt = (trajectory: Trajectory, all: boolean): boolean =>
   trajectory.training !== undefined &&
   trajectory.evaluation !== null &&
   trajectory.evaluation !== undefined &&
-  (all || trajectory.training.retained);
+  (all || (trajectory.training.retained && !trajectory.training.dropped));
 
 /** Whether `trainingExamples` must re-render the attempt under H0, and so needs its task. */
 export const needsRerender = (

@@ -270,10 +270,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
             ),
           });
         }
-        // A group without spread that is dropped is not in the update: none of it is retained.
-        const retainedIds = new Map(
-          keep ? retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]) : [],
-        );
+        const retainedIds = new Map(retained.map((trajectory, index) => [trajectory.id, advantages[index] ?? 0]));
+        // Kept for the task, but without spread and left out of the update: no advantage.
         const droppedIds = new Set(keep ? [] : retained.map((trajectory) => trajectory.id));
         for (const trajectory of [...baseGroup, ...rescueGroup]) {
           const usage = harnessUsage[trajectory.harnessId] ?? { attempts: 0, successes: 0 };
@@ -288,8 +286,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
               groupId: groupIds[slot] as string,
               role: trajectory.training?.role ?? 'base',
               retained: advantage !== undefined,
-              ...(advantage !== undefined ? { advantage } : {}),
-              ...(droppedIds.has(trajectory.id) ? { dropped: true } : {}),
+              ...(droppedIds.has(trajectory.id) ? { dropped: true } : advantage !== undefined ? { advantage } : {}),
             },
           });
         }
@@ -356,14 +353,16 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });
     }
 
+    // From every step's line (a resumed run's log holds each step once).
+    const stepLines = await readStepMetrics(options.dir);
     const summary = trainSummary({
       config,
       env: environment.id,
       policyVersion: trainer.policy.version,
       totals,
       evals,
-      // From every step's line (a resumed run's log holds each step once).
-      harnessUsage: sumHarnessUsage(await readStepMetrics(options.dir)),
+      harnessUsage: sumHarnessUsage(stepLines),
+      droppedGroups: stepLines.reduce((sum, line) => sum + line.droppedGroups, 0),
       trainTasks: options.tasks.train.length,
       testTasks: options.tasks.test.length,
       durationMs: elapsedMs(),

@@ -31,6 +31,11 @@ export const TrainSummary = z.object({
   /** Attempts and successes per harness id over the whole run, base and rescue attempts (absent in older runs). */
   harnessUsage: z.record(z.string(), z.object({ attempts: z.number().int(), successes: z.number().int() })).optional(),
   infraErrors: z.number().int(),
+  /**
+   * Groups left out of the update because their rewards were all equal (`advantage.zeroVariance:
+   * 'drop'`); absent when none were. They count in the effective-group rate, as groups without signal.
+   */
+  droppedGroups: z.number().int().optional(),
   trainTasks: z.number().int(),
   testTasks: z.number().int(),
   /** Wall time of the whole run, over every session of a resumed one (up to its last checkpoint before each kill). */
@@ -77,6 +82,7 @@ export function trainSummary(run: {
   totals: TrainTotals;
   evals: EvalPoint[];
   harnessUsage: TrainSummary['harnessUsage'];
+  droppedGroups?: number;
   trainTasks: number;
   testTasks: number;
   durationMs: number;
@@ -98,6 +104,7 @@ export function trainSummary(run: {
     ...totalsRates(run.totals),
     harnessUsage: run.harnessUsage,
     infraErrors: run.totals.infraErrors,
+    ...(run.droppedGroups ? { droppedGroups: run.droppedGroups } : {}),
     trainTasks: run.trainTasks,
     testTasks: run.testTasks,
     durationMs: run.durationMs,
