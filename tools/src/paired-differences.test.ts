@@ -57,7 +57,7 @@ describe('paired differences', () => {
     ]);
     // Neither method rescues: no rescue success to compare.
     expect(rows).toEqual([
-      ['mixture', 'a', '2', '+0.0 [+0.0, +0.0]', '-10.0 [-10.0, -10.0]', '+15.0 [-48.5, +78.5]', '-'],
+      ['mixture', 'a', '2', '+0.0 (every pair)', '-10.0 (every pair)', '+15.0 [-48.5, +78.5]', '-'],
       ['mixture', 'b', '1', '+0.0', '+0.0', '+30.0', '-'],
     ]);
     expect(() => againstBaseline(groups, ['method', 'env'], ['method', 'ppo'])).toThrow(
@@ -98,12 +98,56 @@ describe('paired differences', () => {
   });
 });
 
+describe('pairing refused where it would mislead', () => {
+  const run = (settings: Record<string, string>, seed: number) => ({
+    dir: `/r/${Object.values(settings).join('/')}/${seed}`,
+    settings: { env: 'a', evalK: '3', ...settings },
+    summary: { seed, evalUnderH0: { passAtK: 1, avgAtK: 0.5, k: 3 }, effectiveGroupRate: 0.5 } as never,
+  });
+  const group = (settings: Record<string, string>, runs: ReturnType<typeof run>[]): ComparedGroup => ({
+    settings,
+    runs,
+  });
+
+  it('a row holding two runs of one seed, naming the settings that tell them apart', () => {
+    const groups = [
+      group({ method: 'grpo' }, [
+        run({ method: 'grpo', variant: 'main' }, 1),
+        run({ method: 'grpo', variant: 'main' }, 2),
+      ]),
+      group({ method: 'harness-s' }, [
+        run({ method: 'harness-s', variant: 'main' }, 1),
+        run({ method: 'harness-s', variant: 'fixed-profiles' }, 1),
+      ]),
+    ];
+    expect(() => againstBaseline(groups, ['method'], parseAgainst('method=grpo'))).toThrow(
+      '--against: the row method=harness-s holds two runs of seed 1 (they differ in variant), so its seeds cannot be paired one to one; add variant to --by',
+    );
+  });
+
+  it('a baseline that several rows match alike', () => {
+    const groups = [
+      group({ method: 'grpo', variant: 'main' }, [run({ method: 'grpo', variant: 'main' }, 1)]),
+      group({ method: 'mixture', variant: 'main' }, [run({ method: 'mixture', variant: 'main' }, 1)]),
+      group({ method: 'harness-s', variant: 'fixed' }, [run({ method: 'harness-s', variant: 'fixed' }, 1)]),
+    ];
+    expect(() => againstBaseline(groups, ['method', 'variant'], parseAgainst('variant=main'))).toThrow(
+      /--against variant=main: for method=harness-s variant=fixed it matches 2 rows alike \(method=grpo variant=main; method=mixture variant=main\)/,
+    );
+  });
+});
+
 describe('a paired difference as shown', () => {
   it('reads float noise as +0.0, and calls a difference clear of 0 only as its rounded interval shows', () => {
     const noise = pairedDifference([-5.5e-17, -5.5e-17]);
-    expect(pairedDifferenceText(noise)).toBe('+0.0 [+0.0, +0.0]');
+    expect(pairedDifferenceText(noise)).toBe('+0.0 (every pair)');
     expect(clearOfZero(noise)).toBe(0);
-    expect(clearOfZero(pairedDifference([0.1, 0.1]))).toBe(1);
+    expect(clearOfZero(pairedDifference([0.1, 0.1, 0.11]))).toBe(1);
+    // The same difference in every pair: a point interval, and nothing to judge it by.
+    const alike = pairedDifference([1 / 12, 1 / 12, 1 / 12]);
+    expect(pairedDifferenceText(alike)).toBe('+8.3 (every pair)');
+    expect(clearOfZero(alike)).toBe(0);
+    expect(pairedDifferenceText(pairedDifference([0.7 - 0.6, 0.6 - 0.5]))).toBe('+10.0 (every pair)');
     expect(clearOfZero(pairedDifference([-0.1, -0.2, -0.15]))).toBe(-1);
     expect(clearOfZero(pairedDifference([-0.1, 0.2]))).toBe(0);
     expect(clearOfZero(pairedDifference([0.3]))).toBe(0);

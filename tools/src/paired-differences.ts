@@ -36,11 +36,25 @@ export function signedPoints(value: number): string {
 export const intervalText = ([low, high]: readonly [number, number]): string =>
   `[${signedPoints(low)}, ${signedPoints(high)}]`;
 
-/** `+8.3 [-2.1, +18.7]` in percentage points; the interval left out for a single pair. */
+/**
+ * Every pair differs by the same amount: the t interval collapses to a point, which says nothing
+ * about how sure the difference is (three seeds alike are as likely by chance as one).
+ */
+export const withoutSpread = (difference: PairedDifference): boolean =>
+  // Float noise (0.7 - 0.6 against 0.6 - 0.5) is no spread.
+  difference.interval !== null && difference.interval[1] - difference.interval[0] < 1e-9;
+
+/**
+ * `+8.3 [-2.1, +18.7]` in percentage points; the interval left out for a single pair, and
+ * `+8.3 (every pair)` where every pair differs by the same amount.
+ */
 export function pairedDifferenceText(difference: PairedDifference): string {
   if (difference.pairs === 0) return '-';
   const { interval } = difference;
-  return interval ? `${signedPoints(difference.mean)} ${intervalText(interval)}` : signedPoints(difference.mean);
+  if (!interval) return signedPoints(difference.mean);
+  return withoutSpread(difference)
+    ? `${signedPoints(difference.mean)} (every pair)`
+    : `${signedPoints(difference.mean)} ${intervalText(interval)}`;
 }
 
 /** `pairedDifferenceText`, and how many pairs it has when fewer than the `seeds` of its row. */
@@ -104,13 +118,24 @@ export function againstBaseline(
       code: 'bad-flag',
     });
   }
+  for (const group of groups) checkOneRunPerSeed(group, keys);
   const same = (a: ComparedGroup, b: ComparedGroup, key: string) => settingOf(a, key) === settingOf(b, key);
+  const label = (group: ComparedGroup) => keys.map((key) => `${key}=${settingOf(group, key)}`).join(' ');
   return groups
     .filter((group) => !baselines.includes(group))
     .map((group) => {
       const candidates = baselines.filter((baseline) => same(group, baseline, 'env') && same(group, baseline, 'evalK'));
       const agreement = (baseline: ComparedGroup) => keys.filter((key) => same(group, baseline, key)).length;
-      const baseline = candidates.sort((a, b) => agreement(b) - agreement(a))[0];
+      const ranked = candidates.sort((a, b) => agreement(b) - agreement(a));
+      const [baseline, runnerUp] = ranked;
+      if (baseline && runnerUp && agreement(runnerUp) === agreement(baseline))
+        throw new ConfigError(
+          `--against ${setting}=${value}: for ${label(group)} it matches ${ranked.filter((other) => agreement(other) === agreement(baseline)).length} rows alike (${ranked
+            .filter((other) => agreement(other) === agreement(baseline))
+            .map(label)
+            .join('; ')}); name one (e.g. add another setting to --by, or --against a setting only one of them has)`,
+          { code: 'bad-flag' },
+        );
       const bySeed = new Map(baseline?.runs.map((run) => [run.summary.seed, run.summary]) ?? []);
       const pairs = group.runs.flatMap((run) => {
         const other = bySeed.get(run.summary.seed);
@@ -129,6 +154,28 @@ export function againstBaseline(
       );
       return { group, baseline, differences };
     });
+}
+
+/**
+ * Refuses a row holding two runs of one seed (runs that differ in a setting `--by` does not
+ * show): pairing by seed would count that seed twice and narrow the interval, or drop one of them.
+ */
+function checkOneRunPerSeed(group: ComparedGroup, keys: readonly string[]): void {
+  const seen = new Map<number, ComparedGroup['runs'][number]>();
+  for (const run of group.runs) {
+    const earlier = seen.get(run.summary.seed);
+    if (!earlier) {
+      seen.set(run.summary.seed, run);
+      continue;
+    }
+    const differ = [...new Set([...Object.keys(run.settings), ...Object.keys(earlier.settings)])].filter(
+      (key) => run.settings[key] !== earlier.settings[key] && !keys.includes(key),
+    );
+    throw new ConfigError(
+      `--against: the row ${keys.map((key) => `${key}=${settingOf(group, key)}`).join(' ')} holds two runs of seed ${run.summary.seed}${differ.length ? ` (they differ in ${differ.slice(0, 4).join(', ')})` : ''}, so its seeds cannot be paired one to one; add ${differ[0] ? `${differ[0]} ` : 'the setting that tells them apart '}to --by`,
+      { code: 'bad-flag' },
+    );
+  }
 }
 
 /** The text table of `againstBaseline`'s result. */
@@ -153,10 +200,11 @@ export function differencesTable(
 
 /**
  * Whether a difference stands clear of 0 as shown (its interval, rounded to a tenth of a point,
- * excludes 0): 1 above, -1 below, 0 within the spread between seeds or with a single pair.
+ * excludes 0): 1 above, -1 below, 0 within the spread between seeds, with a single pair, or with
+ * no spread at all to judge by (`withoutSpread`).
  */
 export function clearOfZero(difference: PairedDifference): -1 | 0 | 1 {
-  if (!difference.interval) return 0;
+  if (!difference.interval || withoutSpread(difference)) return 0;
   const [low, high] = difference.interval.map(shownPoints) as [number, number];
   return low > 0 ? 1 : high < 0 ? -1 : 0;
 }

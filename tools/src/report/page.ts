@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { clearOfZero, intervalText, pairedDifference, signedPoints } from '../paired-differences.js';
+import { clearOfZero, intervalText, pairedDifference, signedPoints, withoutSpread } from '../paired-differences.js';
 import { chartsSection } from './charts.js';
 import { escapeHtml } from './html.js';
 import { sortMethods } from './palette.js';
@@ -72,9 +72,11 @@ function headlines(folder: RunFolder): string {
       const difference = pairedDifference(pairs.map(([run, partner]) => pick(run) - pick(partner)));
       if (difference.pairs === 0) return '';
       const side = clearOfZero(difference);
-      const spread = difference.interval
-        ? `95% interval ${intervalText(difference.interval)} over ${difference.pairs} seeds${side === 0 ? ', within the spread between seeds' : ''}`
-        : '1 seed: no interval';
+      const spread = !difference.interval
+        ? '1 seed: no interval'
+        : withoutSpread(difference)
+          ? `the same in each of ${difference.pairs} seeds: no spread to judge it by`
+          : `95% interval ${intervalText(difference.interval)} over ${difference.pairs} seeds${side === 0 ? ', within the spread between seeds' : ''}`;
       const means = `${percentText(mean(pairs.map(([run]) => pick(run))))}% vs ${percentText(mean(pairs.map(([, partner]) => pick(partner))))}%${unpaired > 0 ? ` (the seeds both ran; ${unpaired} run${unpaired > 1 ? 's' : ''} without a pair left out)` : ''}`;
       return `<div class="headline"><div class="label">${escapeHtml(label)}</div><div class="value"><span class="${side > 0 ? 'up' : side < 0 ? 'down' : 'even'}">${escapeHtml(signedPoints(difference.mean).replace('-', '−'))}</span> <small>points</small></div><div class="sub">${escapeHtml(`${means}; ${spread}`)}</div></div>`;
     };

@@ -194,17 +194,18 @@ describe('harness-s report', () => {
     expect(html).toMatch(/<td class="num best"><span class="mean">70\.0<\/span><span class="pm">± 14\.1/);
     expect(html.indexOf('Pass@3 and Avg@3 under H0')).toBeLessThan(html.indexOf('id="curves"'));
     expect(html).toContain('Sibling pools');
-    // Paired by seed: harness-s's Pass@3 and Avg@3 are 10 points above grpo's in both seeds, an
-    // interval clear of 0 (marked); their effective groups are equal (not marked).
+    // Paired by seed: harness-s's Pass@3 and Avg@3 are 10 points above grpo's in both seeds, and
+    // their effective groups equal: the same difference in every pair, no spread to judge by, so
+    // nothing is marked as beyond the spread between seeds.
     expect(html).toMatch(
-      /harness-s − grpo<\/td><td class="num">2<\/td>(<td class="num clear-up">\+10\.0 \[\+10\.0, \+10\.0\]<\/td>){2}<td class="num">\+0\.0 \[\+0\.0, \+0\.0\]<\/td>/,
+      /harness-s − grpo<\/td><td class="num">2<\/td>(<td class="num">\+10\.0 \(every pair\)<\/td>){2}<td class="num">\+0\.0 \(every pair\)<\/td>/,
     );
-    // The headline cards say the same, with the interval: Avg@3 clear of 0 (up), effective groups even.
+    // The headline cards say the same.
     expect(html).toContain(
-      '<span class="up">+10.0</span> <small>points</small></div><div class="sub">70.0% vs 60.0%; 95% interval [+10.0, +10.0] over 2 seeds</div>',
+      '<span class="even">+10.0</span> <small>points</small></div><div class="sub">70.0% vs 60.0%; the same in each of 2 seeds: no spread to judge it by</div>',
     );
     expect(html).toContain(
-      '<span class="even">+0.0</span> <small>points</small></div><div class="sub">50.0% vs 50.0%; 95% interval [+0.0, +0.0] over 2 seeds, within the spread between seeds</div>',
+      '<span class="even">+0.0</span> <small>points</small></div><div class="sub">50.0% vs 50.0%; the same in each of 2 seeds: no spread to judge it by</div>',
     );
     // No network: nothing is loaded from anywhere.
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//);

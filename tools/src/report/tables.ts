@@ -267,7 +267,7 @@ export function pairedTable(records: readonly ReportRecord[]): string {
   );
   return table(
     'Paired by seed',
-    'Mean difference in percentage points with its 95% t interval, over the seeds both sides ran. Marked blue above 0, amber below: an interval that does not span 0, a difference beyond the spread between seeds.',
+    'Mean difference in percentage points with its 95% t interval, over the seeds both sides ran. Marked blue above 0, amber below: an interval that does not span 0, a difference beyond the spread between seeds. "Every pair": the same difference in each pair, with no spread to judge it by, left unmarked.',
     [
       'Environment',
       'Comparison',

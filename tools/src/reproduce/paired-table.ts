@@ -149,7 +149,7 @@ export function pairedRows(records: readonly PairedRecord[]): PairedRow[] {
 export function formatPairedDifferences(records: readonly PairedRecord[], k: number): string {
   const rows = pairedRows(records);
   if (rows.length === 0) return '';
-  return `Paired by seed (points: mean difference [95% t interval]; an interval that spans 0 is within the spread between seeds)\n${renderTable(
+  return `Paired by seed (points: mean difference [95% t interval]; an interval that spans 0 is within the spread between seeds; "every pair": the same difference in each, no spread to judge it by)\n${renderTable(
     ['env', 'comparison', 'seeds', ...pairedColumns(k)],
     rows.map((row) => [
       row.env,

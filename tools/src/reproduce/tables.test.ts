@@ -226,10 +226,10 @@ describe('the paired differences', () => {
         'dbbench',
         'harness-s − h0-resample',
         '3',
-        '+0.0 [+0.0, +0.0]',
+        '+0.0 (every pair)',
         '+20.0 [-4.8, +44.8]',
-        '+0.0 [+0.0, +0.0]',
-        '+0.0 [+0.0, +0.0] (2 pairs)',
+        '+0.0 (every pair)',
+        '+0.0 (every pair) (2 pairs)',
       ],
     ]);
   });
