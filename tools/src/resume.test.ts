@@ -112,6 +112,21 @@ describe('--resume keeps the settings the run was started with', () => {
     ).rejects.toThrow(/--method "harness-s" \(the run has "grpo"\)/);
   });
 
+  it('refuses to continue a training run that records no train flags, saying what made it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'resume-unflagged-'));
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ command: 'train', env: 'dbbench', variant: 'main' }));
+    await expect(flagsForResume(dir, { steps: 3 }, new Set(['steps']), ['steps'])).rejects.toThrow(
+      `--resume: ${dir} records no train flags: it was made by \`harness-s reproduce\`, not by \`harness-s train\``,
+    );
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ command: 'train', env: 'dbbench' }));
+    await expect(flagsForResume(dir, { steps: 3 }, new Set(['steps']), ['steps'])).rejects.toThrow(
+      /made by a program \(the library\)/,
+    );
+    // An evaluation recorded without flags continues with them as given.
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ command: 'eval' }));
+    await expect(flagsForResume(dir, { k: 2 }, new Set(['k']), [])).resolves.toEqual({ k: 2 });
+  });
+
   it('records paths absolute, so a run continues from another folder, and compares given paths the same way', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'resume-paths-'));
     const recorded = flagsToRecord({ data: 'tasks.jsonl', k: 2, out: 'runs/x', quiet: true, model: undefined });

@@ -133,7 +133,9 @@ export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (letter) => 
  * the command line where given, and defaults for flags the record does not know. A given flag
  * that would change what the run is (its environment, policy, k, seed...) is refused, naming it and
  * the recorded value, so a continuation never mixes two runs in one folder. A URL recorded without
- * its password must be given again. A run recorded without its flags continues with them as given.
+ * its password must be given again. A run recorded without its flags continues with them as given,
+ * except a training run (one `harness-s reproduce` or a program made): its settings are not flags to
+ * restore, and it is refused with where to continue it.
  */
 export async function flagsForResume<T extends object>(
   dir: string,
@@ -143,8 +145,17 @@ export async function flagsForResume<T extends object>(
 ): Promise<T> {
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath)) return flags;
-  const config = (await readJson(configPath)) as { flags?: Record<string, unknown> };
+  const config = (await readJson(configPath)) as {
+    flags?: Record<string, unknown>;
+    command?: unknown;
+    variant?: unknown;
+  };
   const recorded = config.flags;
+  if (!recorded && config.command === 'train')
+    throw new ConfigError(
+      `--resume: ${dir} records no train flags: it was made by ${config.variant === undefined ? 'a program (the library)' : '`harness-s reproduce`'}, not by \`harness-s train\`; continue it the way it was made${config.variant === undefined ? '' : ' (`harness-s reproduce --out` its reproduction folder continues every run in it)'}`,
+      { code: 'bad-flag' },
+    );
   if (!recorded) return flags;
   const values = flags as Record<string, unknown>;
   const conflicts = [...given].filter(
