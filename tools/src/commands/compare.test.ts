@@ -25,16 +25,33 @@ describe('the settings a run is compared by', () => {
     const settings = runSettings({
       env: 'dbbench',
       router: 'adaptive',
-      config: { method: 'harness-s', k: 8, seed: 3, concurrency: 4, rescue: { variants: 4, attemptsPerVariant: 2 } },
+      config: {
+        method: 'harness-s',
+        k: 8,
+        seed: 3,
+        concurrency: 4,
+        rescue: { variants: 4, attemptsPerVariant: 2 },
+        advantage: { zeroVariance: 'drop' },
+      },
       pool: ['v-1', 'v-2'],
       policy: { kind: 'simulated', step: 0, theta: { 'inspect-table': 1 } },
-      flags: { k: 8, seed: 3, reanchorEvery: 2, db: 'postgres://x', out: '/runs/a', llmRanker: ['a@u', 'b@u'] },
+      flags: {
+        k: 8,
+        seed: 3,
+        reanchorEvery: 2,
+        db: 'postgres://x',
+        out: '/runs/a',
+        llmRanker: ['a@u', 'b@u'],
+        zeroVariance: 'drop',
+      },
     });
     expect(settings).toEqual({
       method: 'harness-s',
       k: '8',
       'rescue.variants': '4',
       'rescue.attemptsPerVariant': '2',
+      // Once, as the configuration has it, not again as its flag.
+      'advantage.zeroVariance': 'drop',
       env: 'dbbench',
       router: 'adaptive',
       pool: '2 variants',

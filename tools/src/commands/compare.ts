@@ -47,6 +47,9 @@ function flatten(value: unknown, prefix: string, into: Record<string, string>): 
   }
 }
 
+/** Flags named otherwise in the settings: the pool and policy above, the advantage settings in `config`. */
+const restated = new Set(['pool', 'policy', 'env', 'advantageStd', 'advantageEpsilon', 'zeroVariance']);
+
 /**
  * What a run ran with, from its config.json: the training configuration, the router, the
  * trainer, the simulated policy's settings, a reproduction's ablation (`variant`), the pool's
@@ -61,9 +64,9 @@ export function runSettings(config: Record<string, unknown>): Record<string, str
   flatten(config['policy'], 'policy', settings);
   const flags: Record<string, string> = {};
   flatten(config['flags'], '', flags);
-  // Flags restate the configuration (`k`, `method`); a pool and a policy are named above.
-  for (const [key, value] of Object.entries(flags))
-    if (!(key in settings) && key !== 'pool' && key !== 'policy' && key !== 'env') settings[key] = value;
+  // Flags restate the configuration (`k`, `method`, `--zero-variance` as `advantage.zeroVariance`);
+  // a pool and a policy are named above.
+  for (const [key, value] of Object.entries(flags)) if (!(key in settings) && !restated.has(key)) settings[key] = value;
   return settings;
 }
 

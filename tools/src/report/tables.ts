@@ -75,7 +75,7 @@ export function mainTable(records: readonly ReportRecord[]): string {
       main.length > unique(main.map((record) => `${record.env}|${record.method}`)).length
         ? 'Mean ± sample standard deviation over seeds, in percent. The best method per environment is marked.'
         : 'In percent, one run per method.'
-    } Rates over the whole training run: effective groups are retained groups with both a success and a failure (the only ones with a gradient), effective tokens the policy tokens in them as a share of all retained ones, all-failed groups those whose K attempts under H0 all failed (rescued by harness-s and h0-resample, kept as they are by grpo and mixture), rescue success the rescued groups with a success.`,
+    } Rates over the whole training run: effective groups are retained groups with both a success and a failure (the only ones with a gradient), effective tokens the policy tokens in them as a share of all retained ones, all-failed groups those whose K base attempts all failed (under H0; a mixture’s under its harnesses, so its rate is not comparable; rescued by harness-s and h0-resample, kept as they are by grpo and mixture), rescue success the rescued groups with a success.`,
     [
       'Environment',
       'Method',
@@ -209,7 +209,7 @@ export function familiesTable(records: readonly ReportRecord[]): string {
       env,
       sortMethods(main.filter((record) => record.env === env).map((record) => record.method)).map((method) => {
         const runs = main.filter((record) => record.env === env && record.method === method);
-        return `${methodCell(method)}${meanCell(runs.map((record) => record.evalUnderH0.passAtK))}${families
+        return `${methodCell(method)}${families
           .map((family) =>
             meanCell(runs.flatMap((record) => (record.families?.[family] ? [record.families[family].passAtK] : []))),
           )
@@ -219,8 +219,8 @@ export function familiesTable(records: readonly ReportRecord[]): string {
   );
   return table(
     `Cross-harness evaluation (Pass@${k})`,
-    'The policy trained under H0, evaluated under other harness families with no further training.',
-    ['Environment', 'Method', 'H0', ...families],
+    'The policy trained under H0, evaluated under other harness families with no further training. Their draws are those of the Rank-1 table’s H0 column, not of the main table’s evaluation: compare a family with H0 there.',
+    ['Environment', 'Method', ...families],
     rows,
   );
 }

@@ -135,7 +135,13 @@ function toGroup(run: ReportRun, candidate: Candidate): PickedGroup {
  * harness-s runs (else of any rescuing method) where a variant solved what H0 failed K times,
  * spread over training and over distinct tasks.
  */
-export async function pickGroups(runs: readonly ReportRun[], perEnvironment = 3): Promise<PickedGroup[]> {
+/** How many rescued groups the report shows per environment. */
+export const groupsPerEnvironment = 3;
+
+export async function pickGroups(
+  runs: readonly ReportRun[],
+  perEnvironment = groupsPerEnvironment,
+): Promise<PickedGroup[]> {
   const picked: PickedGroup[] = [];
   for (const env of unique(runs.map((run) => run.record.env))) {
     const rank = (run: ReportRun) =>

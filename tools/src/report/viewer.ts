@@ -1,7 +1,7 @@
 import type { Message, Trajectory } from '@harness-s/core';
 import { routerArmLabel } from '../reproduce/settings.js';
 import { escapeHtml } from './html.js';
-import type { PickedGroup } from './trajectory-picker.js';
+import { groupsPerEnvironment, type PickedGroup } from './trajectory-picker.js';
 
 const maximumChars = 1600;
 
@@ -140,5 +140,5 @@ export function viewerSection(groups: readonly PickedGroup[]): string {
   if (groups.length === 0) {
     return '<p class="empty-note">No rescue group with a successful rescue attempt in this run folder: its methods do not rescue (grpo, mixture), no rescue succeeded, or its trajectories are missing.</p>';
   }
-  return `<p class="section-note">Groups whose K attempts under H0 all failed and whose rescue group solved the task at least once. Open a group to compare its attempts side by side.</p>${groups.map(groupHtml).join('\n')}`;
+  return `<p class="section-note">A few of the groups whose K attempts under H0 all failed and whose rescue group solved the task at least once (up to ${groupsPerEnvironment} per environment, harness-s runs first, one group per task). Open a group to compare its attempts side by side.</p>${groups.map(groupHtml).join('\n')}`;
 }
