@@ -179,9 +179,12 @@ export class AdaptiveRouter implements RescueRouter {
     this.id = `adaptive-${this.mode}`;
   }
 
-  /** It anchors profiles on the validation tasks: before the first step without profiles, and when re-anchoring. */
-  get needsValidationTasks(): boolean {
-    return this.profiles === null || this.mode === 'adaptive';
+  /**
+   * Whether a run of `steps` steps anchors profiles on the validation tasks: before the first step
+   * without profiles, and when re-anchoring (before step reanchorEvery + 1, if the run gets there).
+   */
+  needsValidationTasks(steps: number): boolean {
+    return this.profiles === null || (this.mode === 'adaptive' && steps > this.reanchorEvery);
   }
 
   get currentProfiles(): ProfileSet | null {

@@ -49,9 +49,11 @@ describe('the adaptive router refuses what it cannot run, by name', () => {
   });
 
   it('says when it needs validation tasks, and train refuses a run without them before any attempt', async () => {
-    expect(new AdaptiveRouter().needsValidationTasks).toBe(true);
-    expect(new AdaptiveRouter({ profiles, mode: 'adaptive' }).needsValidationTasks).toBe(true);
-    expect(new AdaptiveRouter({ profiles, mode: 'fixed' }).needsValidationTasks).toBe(false);
+    expect(new AdaptiveRouter().needsValidationTasks(1)).toBe(true);
+    // With profiles, an adaptive router re-anchors only before step reanchorEvery + 1.
+    const adaptive = new AdaptiveRouter({ profiles, mode: 'adaptive', reanchorEvery: 4 });
+    expect([4, 5].map((steps) => adaptive.needsValidationTasks(steps))).toEqual([false, true]);
+    expect(new AdaptiveRouter({ profiles, mode: 'fixed' }).needsValidationTasks(50)).toBe(false);
 
     const { environment, stats } = createCounterEnvironment();
     const { tasks } = await environment.loadTasks({});

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createCounterEnvironment, createPlainHarness } from '../testing/index.js';
 import { recordingTrainer, variant } from './__fixtures__/rescue-run.js';
 import { checkResumedRun } from './resumed-run.js';
-import type { TrainConfigInput } from './train-config.js';
+import { TrainConfig, type TrainConfigInput } from './train-config.js';
 import { train } from './train-loop.js';
 
 describe('continuing a training run', () => {
@@ -40,6 +40,8 @@ describe('continuing a training run', () => {
     expect(longer.steps).toBe(2);
     const recorded = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
     expect(recorded.config).toMatchObject({ steps: 2, concurrency: 1, k: 2 });
+    // The policy it started from stays as first recorded.
+    expect(recorded.policy).toEqual(recordingTrainer().policy.describe());
     await expect(train(options({ steps: 1 }))).rejects.toThrow(
       /resume: steps 1: the run in .* has trained 2 steps already/,
     );
@@ -77,5 +79,16 @@ describe('continuing a training run', () => {
         1,
       ),
     ).toThrow(/config\.advantage \{"std":"sample"/);
+  });
+});
+
+describe('the pool of a continued run', () => {
+  const given = (method: string, pool: string[]) => ({ pool, config: TrainConfig.parse({ method, steps: 2 }) });
+  it('is a set, except for a mixture, which takes its first variants', () => {
+    const recorded = { pool: ['a', 'b'], config: { method: 'harness-s', steps: 1 } };
+    expect(() => checkResumedRun('run', recorded, given('harness-s', ['b', 'a']), 1)).not.toThrow();
+    expect(() =>
+      checkResumedRun('run', { ...recorded, config: { method: 'mixture', steps: 1 } }, given('mixture', ['b', 'a']), 1),
+    ).toThrow(/pool \["b","a"\] \(the run has \["a","b"\]\)/);
   });
 });

@@ -20,8 +20,15 @@ const shown = (value: unknown): string => {
 export function checkResumedRun(dir: string, recorded: unknown, given: Record<string, unknown>, trained: number): void {
   const record = (recorded ?? {}) as Record<string, unknown>;
   const differences: string[] = [];
+  // A mixture takes the pool's first variants; otherwise the pool is a set (its order follows validation counts).
+  const asSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
+  const unordered = (given['config'] as Record<string, unknown> | undefined)?.['method'] !== 'mixture';
+  const same = (key: string) =>
+    key === 'pool' && unordered
+      ? isDeepStrictEqual(asSet(record[key]), asSet(given[key]))
+      : isDeepStrictEqual(record[key], given[key]);
   for (const key of identity)
-    if (key in record && !isDeepStrictEqual(record[key], given[key]))
+    if (key in record && !same(key))
       differences.push(`${key} ${shown(given[key])} (the run has ${shown(record[key])})`);
   // Recorded before a setting existed, a config reads that setting's default.
   const before = TrainConfig.safeParse(record['config']);

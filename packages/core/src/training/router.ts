@@ -81,10 +81,10 @@ export interface RescueRouter {
   /** Distinct harness ids from the pool, at most `count` (fewer when the pool is smaller). */
   select(request: RescueRequest): Promise<string[]>;
   /**
-   * True when the router runs on the validation tasks (anchoring profiles): `train` then refuses
-   * a harness-s run without them before any attempt.
+   * Whether a run of `steps` steps has the router run on the validation tasks (anchoring
+   * profiles): `train` then refuses a harness-s run without them before any attempt.
    */
-  readonly needsValidationTasks?: boolean;
+  needsValidationTasks?(steps: number): boolean;
   /** Called before each training step; a router may re-anchor its profiles here. */
   beforeStep?(context: RouterStepContext): Promise<void>;
   /**

@@ -45,9 +45,9 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   const { environment, h0, trainer } = options;
   requirePool(config.method, pool.length);
   checkTrainOptions(options, pool);
-  if (config.method === 'harness-s' && router.needsValidationTasks && !options.tasks.validation?.length)
+  if (config.method === 'harness-s' && router.needsValidationTasks?.(config.steps) && !options.tasks.validation?.length)
     throw new ConfigError(
-      `router ${router.id} anchors its profiles on validation tasks, and tasks.validation is empty: give the split's validation tasks`,
+      `router ${router.id} anchors its profiles on validation tasks, and tasks.validation is empty: give the split's validation tasks, or start from profiles with a router that keeps them (train --profiles DIR --router fixed)`,
       { code: 'no-validation-tasks' },
     );
   const mixture = [h0, ...pool.slice(0, config.mixtureSize)];

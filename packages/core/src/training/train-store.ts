@@ -155,9 +155,14 @@ export class TrainStore {
       } else {
         const checkpoint = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
         const configPath = join(dir, trainFiles.config);
-        if (existsSync(configPath)) sameRun(await readJson(configPath), checkpoint.step);
-        // What a continuation may change (how far it goes, how it runs) is recorded as it now is.
-        await writeJsonAtomic(configPath, config);
+        const recorded = existsSync(configPath) ? ((await readJson(configPath)) as Record<string, unknown>) : {};
+        sameRun(recorded, checkpoint.step);
+        // What a continuation may change (how far it goes, how it runs) is recorded as it now is;
+        // the policy it started from stays as recorded (a served model's address may change).
+        await writeJsonAtomic(configPath, {
+          ...(config as Record<string, unknown>),
+          ...('policy' in recorded ? { policy: recorded['policy'] } : {}),
+        });
         await truncateAfterStep(
           join(dir, trainFiles.trajectories),
           checkpoint.step,
