@@ -1,7 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, type Policy, runAttempt, type Trajectory } from '@harness-s/core';
+import { ConfigError, type EpisodeContext, type Policy, runAttempt, type Trajectory } from '@harness-s/core';
 import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { RolloutResult } from '@harness-s/queue';
@@ -100,6 +102,39 @@ describe('policies travel as data', () => {
     const rebuilt = policyFromDescription(openai.describe());
     expect(rebuilt.id).toBe('openai:m');
     expect(rebuilt.describe()).toEqual(openai.describe());
+  });
+
+  it("gives a rebuilt model's warnings to the hooks given (a worker's log)", async () => {
+    const server = createServer((_request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'hi' } }],
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const asking = createPolicy({
+        policy: 'openai',
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        model: 'm',
+        tokenIds: true,
+        maxRetries: 0,
+      });
+      const warnings: string[] = [];
+      const rebuilt = policyFromDescription(asking.describe(), { warn: (message) => warnings.push(message) });
+      const episode = rebuilt.startEpisode({ seed: 1, envTools: [] } as unknown as EpisodeContext);
+      await episode.respond({ messages: [{ role: 'user', content: 'hello' }], tools: [] });
+      expect(warnings).toEqual([expect.stringMatching(/without the completion's token ids asked for/)]);
+    } finally {
+      server.close();
+    }
   });
 
   it('refuses descriptions it cannot rebuild faithfully', () => {

@@ -15,6 +15,7 @@ import {
   createOpenAIPolicy,
   createOraclePolicy,
   defaultSimulatedPolicyConfig,
+  type OpenAIPolicyHooks,
   type OpenAIPolicyOptions,
   SimulatedGrpoTrainer,
   SimulatedPolicy,
@@ -236,7 +237,7 @@ export function createPolicy(flags: PolicyFlags & Pick<SimulatedSettingsFlags, '
  * OpenAI-compatible policy from its settings (which never hold the API key: the worker's own
  * OPENAI_API_KEY is used).
  */
-export function policyFromDescription(description: Record<string, unknown>): Policy {
+export function policyFromDescription(description: Record<string, unknown>, hooks: OpenAIPolicyHooks = {}): Policy {
   const { kind, ...rest } = description;
   if (kind === 'simulated') {
     const { step, ...config } = rest;
@@ -251,7 +252,7 @@ export function policyFromDescription(description: Record<string, unknown>): Pol
   if (kind === 'oracle') return createOraclePolicy();
   if (kind === 'empty') return createEmptyPolicy();
   if (kind === undefined && typeof rest['baseUrl'] === 'string' && typeof rest['model'] === 'string') {
-    return createOpenAIPolicy(rest as OpenAIPolicyOptions);
+    return createOpenAIPolicy(rest as OpenAIPolicyOptions, hooks);
   }
   throw new ConfigError(`cannot rebuild a policy from ${JSON.stringify(description).slice(0, 200)}`, {
     code: 'bad-policy-description',

@@ -81,6 +81,16 @@ describe('--resume keeps the settings the run was started with', () => {
       '--out',
       out,
     ]);
+    // A resume the loop refuses (the run recorded another base harness) leaves config.json as it was.
+    const configPath = join(out, 'config.json');
+    const original = await readFile(configPath, 'utf8');
+    const tampered = JSON.stringify({ ...JSON.parse(original), h0: 'another-h0' });
+    await writeFile(configPath, tampered);
+    await expect(cli(['train', '--resume', out, '--steps', '2', '--quiet'])).rejects.toThrow(
+      /holds another run: h0 "[^"]+" \(the run has "another-h0"\)/,
+    );
+    expect(await readFile(configPath, 'utf8')).toBe(tampered);
+    await writeFile(configPath, original);
     await cli(['train', '--resume', out, '--steps', '2', '--quiet']);
     const metrics = await lines(join(out, 'metrics.jsonl'));
     expect(metrics.map((line) => JSON.parse(line).step)).toEqual([1, 2]);

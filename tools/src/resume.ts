@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError, folderHolds, readJson, runLockFile, writeJsonAtomic } from '@harness-s/core';
+import { ConfigError, folderHolds, readJson, runLockFile } from '@harness-s/core';
 import type { Command } from 'commander';
 
 /** Flags that name where a run goes or how it reports, never recorded as the run's settings. */
@@ -191,13 +191,4 @@ export async function flagsForResume<T extends object>(
   );
   const places = Object.fromEntries(placeFlags.filter((key) => key in values).map((key) => [key, values[key]]));
   return { ...flags, ...recorded, ...kept, ...places } as T;
-}
-
-/** Records a continued run's flags in its config.json (a `train --steps` extension must last). */
-export async function recordResumedFlags(dir: string, flags: object): Promise<void> {
-  const configPath = join(dir, 'config.json');
-  if (!existsSync(configPath)) return;
-  const config = (await readJson(configPath)) as Record<string, unknown>;
-  if (!config['flags']) return;
-  await writeJsonAtomic(configPath, { ...config, flags: flagsToRecord(flags) });
 }

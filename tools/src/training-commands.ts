@@ -46,6 +46,11 @@ export function addTrainingCommands(program: Command): void {
       '--on-batch <command>',
       'not --policy sim: a shell command run after each step with HARNESS_S_BATCH (the batch file), HARNESS_S_STEP and HARNESS_S_RUN; the next step waits for it (an external trainer updating the served model)',
     )
+    .option(
+      '--on-batch-timeout <s>',
+      'stop an --on-batch command still running after this many seconds (SIGTERM, then SIGKILL 10 s later), which stops the run as a failed one does (default: wait as long as it runs)',
+      integer('--on-batch-timeout', 1),
+    )
     .option('--steps <n>', 'training steps', integer('--steps', 1), 12)
     .option('--k <n>', 'attempts per task under H0 (group size)', integer('--k', 1), 8)
     .option('--batch-size <n>', 'tasks per step', integer('--batch-size', 1), 8)
@@ -162,7 +167,10 @@ export function addTrainingCommands(program: Command): void {
         "messages as rendered, or re-rendered under H0 (default: as the run trained on them: its --rescue-context; a mixture's as rendered)",
       ).choices(['variant', 'h0']),
     )
-    .option('--all', 'also attempts that were not retained (replaced by rescue)')
+    .option(
+      '--all',
+      'also attempts not trained on: failed groups that rescue replaced, and groups dropped for having no variance (--zero-variance drop)',
+    )
     .addOption(
       new Option('--appworld-url <urls...>', "appworld: servers to read the run's tasks from (default: the run's own)"),
     )

@@ -122,10 +122,15 @@ async function rankBy(ranker: Ranker, request: RankRequest): Promise<string[]> {
     return await ranker.rank(request);
   } catch (error) {
     if (HarnessError.isInstance(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
-    throw new Error(
+    const named = new Error(
       `ranker ${ranker.id} failed on task ${request.task.id}: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
+    // An error of the system (a file the ranker reads is missing) keeps what tells it for one.
+    if (error instanceof Error)
+      for (const key of ['code', 'errno', 'syscall', 'path'])
+        if (key in error) Object.assign(named, { [key]: (error as unknown as Record<string, unknown>)[key] });
+    throw named;
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type Trainer, train } from '@harness-s/core';
@@ -46,6 +46,18 @@ describe('the adaptive router refuses what it cannot run, by name', () => {
       ],
     });
     await expect(refusing.order(selectTask('t-1'))).rejects.toBe(refusal);
+    // A system error keeps its code, so that it is reported as one.
+    const reading = new AdaptiveRouter({
+      profiles,
+      mode: 'fixed',
+      rankers: [ranker('mine', 1, async () => (await readFile('/no/such/ranker-data.json', 'utf8')).split(','))],
+    });
+    await expect(reading.order(selectTask('t-1'))).rejects.toMatchObject({
+      message: expect.stringMatching(/^ranker mine failed on task t-1: ENOENT/),
+      code: 'ENOENT',
+      syscall: 'open',
+      path: '/no/such/ranker-data.json',
+    });
   });
 
   it('says when it needs validation tasks, and train refuses a run without them before any attempt', async () => {

@@ -48,4 +48,24 @@ describe('--on-batch', () => {
       `--on-batch "exit 3" exited with code 3 at step 2; the run continues from its last checkpoint with --resume ${dir}`,
     );
   });
+
+  it('stops a command still running after the timeout, and the run with it; one that ends in time passes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'on-batch-'));
+    await mkdir(join(dir, 'batches'));
+    const lines: string[] = [];
+    const hang = `${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 60000)"`;
+    const started = Date.now();
+    const hook = batchHook(hang, dir, (line) => lines.push(line), new AbortController().signal, 300);
+    await expect(hook({ path: 'x', step: 4, examples: 2 })).rejects.toMatchObject({
+      code: 'on-batch-timeout',
+      message: expect.stringMatching(
+        /did not end within --on-batch-timeout 0\.3 s and was stopped at step 4; the run continues .* --resume/,
+      ),
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(lines.at(-1)).toMatch(/^--on-batch \(pid \d+\) still runs after 0\.3 s at step 4: stopping it$/);
+    expect(existsSync(join(dir, 'batches', 'on-batch.json'))).toBe(false);
+    const quick = batchHook('exit 0', dir, () => undefined, new AbortController().signal, 5000);
+    await expect(quick({ path: 'x', step: 5, examples: 2 })).resolves.toBeUndefined();
+  });
 });

@@ -23,17 +23,40 @@ export async function checkStrayHook(dir: string): Promise<void> {
   await rm(path, { force: true });
 }
 
+/** How long a timed-out hook has between SIGTERM and SIGKILL. */
+const killGraceMs = 10_000;
+
+/** Signals the process group a hook leads (it may be gone already). */
+const stopGroup = (pid: number | undefined, signal: NodeJS.Signals) => {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+};
+
 /**
  * Runs `--on-batch COMMAND` in a shell after a step's batch is written; its output goes to stderr,
  * and a failure stops the run (which resumes from its last checkpoint). While it runs, its pid is
- * noted in the run folder (see `checkStrayHook`).
+ * noted in the run folder (see `checkStrayHook`). With `timeoutMs`, a hook still running then is
+ * stopped (SIGTERM, SIGKILL after 10 s) and the run stops as for a failure.
  */
-export function batchHook(command: string, dir: string, log: (line: string) => void, signal: AbortSignal) {
+export function batchHook(
+  command: string,
+  dir: string,
+  log: (line: string) => void,
+  signal: AbortSignal,
+  timeoutMs?: number,
+) {
   return ({ path, step, examples }: { path: string; step: number; examples: number }) =>
     new Promise<void>((done, fail) => {
       log(`step ${step}: ${examples} examples in ${path}; running --on-batch`);
+      // A process group of its own: an interrupt of the run leaves the hand-over to finish (the run
+      // waits for it), and a timeout stops the command with every process it started.
       const child = spawn(command, {
         shell: true,
+        detached: true,
         stdio: ['ignore', 2, 2],
         env: { ...process.env, HARNESS_S_BATCH: path, HARNESS_S_STEP: String(step), HARNESS_S_RUN: dir },
       });
@@ -41,16 +64,33 @@ export function batchHook(command: string, dir: string, log: (line: string) => v
       const waiting = () =>
         log(`waiting for --on-batch (pid ${child.pid}) to end; Ctrl-C again exits at once and leaves it running`);
       signal.addEventListener('abort', waiting, { once: true });
+      let timedOut = false;
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              timedOut = true;
+              log(`--on-batch (pid ${child.pid}) still runs after ${timeoutMs / 1000} s at step ${step}: stopping it`);
+              stopGroup(child.pid, 'SIGTERM');
+              // Due even once the shell has ended: what it started may outlive it.
+              setTimeout(() => stopGroup(child.pid, 'SIGKILL'), killGraceMs).unref();
+            }, timeoutMs);
       child.on('error', fail);
       child.on('exit', async (code, killedBy) => {
+        clearTimeout(timer);
         signal.removeEventListener('abort', waiting);
         await noted.catch(() => undefined);
         await rm(hookFile(dir), { force: true });
-        if (code === 0) return done();
+        if (code === 0 && !timedOut) return done();
+        const how = timedOut
+          ? `did not end within --on-batch-timeout ${timeoutMs === undefined ? '' : timeoutMs / 1000} s and was stopped`
+          : killedBy
+            ? `was killed by ${killedBy}`
+            : `exited with code ${code}`;
         fail(
           new ConfigError(
-            `--on-batch ${JSON.stringify(command)} ${killedBy ? `was killed by ${killedBy}` : `exited with code ${code}`} at step ${step}; the run continues from its last checkpoint with --resume ${dir}`,
-            { code: 'on-batch-failed' },
+            `--on-batch ${JSON.stringify(command)} ${how} at step ${step}; the run continues from its last checkpoint with --resume ${dir}`,
+            { code: timedOut ? 'on-batch-timeout' : 'on-batch-failed' },
           ),
         );
       });

@@ -1,9 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdvantageOptions, Checkpoint, ConfigError, parseWith, readJson, trainFiles } from '@harness-s/core';
+import {
+  type AdvantageOptions,
+  Checkpoint,
+  ConfigError,
+  type Policy,
+  parseWith,
+  readJson,
+  trainFiles,
+} from '@harness-s/core';
 import type { EnvironmentOptions } from '../environments.js';
-import type { PolicyFlags, SimulatedSettingsFlags } from '../policies.js';
-import { flagName, recordResumedFlags } from '../resume.js';
+import { createPolicy, type PolicyFlags, refuseModelFlags, type SimulatedSettingsFlags } from '../policies.js';
+import { flagName } from '../resume.js';
 
 export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, Partial<PolicyFlags> {
   /**
@@ -11,6 +19,8 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
    * HARNESS_S_BATCH (the batch file), HARNESS_S_STEP and HARNESS_S_RUN, and the next step waits for it.
    */
   onBatch?: string;
+  /** Seconds an `--on-batch` command may run before it is stopped, and the run with it. */
+  onBatchTimeout?: number;
   env: string;
   method: string;
   steps: number;
@@ -64,10 +74,10 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
 }
 
 /**
- * A continued run's `--steps`: never fewer than it has trained (refused), and recorded, so that a
- * later `--resume` keeps an extension.
+ * A continued run's `--steps`: never fewer than it has trained, refused before any work. (The run
+ * records its flags, an extension among them, only once the loop has checked that it is the same run.)
  */
-export async function keepExtension(dir: string, flags: TrainFlags): Promise<void> {
+export async function checkExtension(dir: string, flags: TrainFlags): Promise<void> {
   const checkpointPath = join(dir, trainFiles.checkpoint);
   if (existsSync(checkpointPath)) {
     const { step } = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
@@ -76,7 +86,6 @@ export async function keepExtension(dir: string, flags: TrainFlags): Promise<voi
         code: 'bad-flag',
       });
   }
-  await recordResumedFlags(dir, flags);
 }
 
 /** The loop's advantage settings the flags give (the rest keep their defaults). */
@@ -141,4 +150,38 @@ export const trainChangeable = [
   'requestTimeout',
   'maxRetries',
   'onBatch',
+  'onBatchTimeout',
 ];
+
+/**
+ * The model a run with `--policy openai` (or oracle, empty) acts with, or undefined when the
+ * simulated policy trains here. Flags of the one that does not act are refused: the simulated
+ * policy's settings for a model, and a model's (`--on-batch` among them) for the simulated policy.
+ */
+export function servedPolicy(flags: TrainFlags): Policy | undefined {
+  if (flags.policy === undefined || flags.policy === 'sim') {
+    refuseModelFlags(flags, 'the simulated policy trains here (--policy sim)');
+    if (flags.onBatch !== undefined)
+      throw new ConfigError('--on-batch hands batches to an external trainer; the simulated policy trains here', {
+        code: 'bad-flag',
+      });
+  }
+  if (flags.onBatchTimeout !== undefined && flags.onBatch === undefined)
+    throw new ConfigError('--on-batch-timeout limits an --on-batch command; give --on-batch too', {
+      code: 'bad-flag',
+    });
+  if (flags.policy === undefined || flags.policy === 'sim') return undefined;
+  const simOnly = (
+    [
+      ['--sim-config', flags.simConfig],
+      ['--sim-locality', flags.simLocality],
+      ['--learning-rate', flags.learningRate],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (simOnly.length > 0 || flags.sim)
+    throw new ConfigError(
+      `${simOnly.map(([name]) => name).join(', ') || 'simulated settings'}: only for the simulated policy; --policy is '${flags.policy}'`,
+      { code: 'bad-flag' },
+    );
+  return createPolicy({ ...flags, policy: flags.policy });
+}

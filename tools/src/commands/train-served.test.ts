@@ -83,6 +83,9 @@ describe('train with a model served elsewhere', () => {
     await expect(runTrain({ ...base, onBatch: 'true' })).rejects.toThrow(
       /--on-batch hands batches to an external trainer/,
     );
+    await expect(runTrain({ ...base, ...model, onBatchTimeout: 60 })).rejects.toThrow(
+      '--on-batch-timeout limits an --on-batch command; give --on-batch too',
+    );
   });
 
   it('shows the progress of anchoring the router on the model, on a sample of the validation tasks', async () => {

@@ -25,13 +25,7 @@ import { actionsOf, createEnvironment, environmentOptions } from '../environment
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
-import {
-  createPolicy,
-  noteUnknownSimSkills,
-  refuseModelFlags,
-  simulatedSettings,
-  simulatedSettingsText,
-} from '../policies.js';
+import { noteUnknownSimSkills, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { partsProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
@@ -44,32 +38,13 @@ export type { TrainFlags } from './train-flags.js';
 import { checkCodeLanguage, resolveBase } from '../base-harness.js';
 import {
   advantageConfig,
-  keepExtension,
+  checkExtension,
   parseShape,
   refuseUnusedFlags,
+  servedPolicy,
   type TrainFlags,
   trainChangeable,
 } from './train-flags.js';
-
-/**
- * The model a run with `--policy openai` (or oracle, empty) acts with. The simulated policy's own
- * flags do not apply to it, and are refused.
- */
-function servedPolicy(flags: TrainFlags) {
-  const simOnly = (
-    [
-      ['--sim-config', flags.simConfig],
-      ['--sim-locality', flags.simLocality],
-      ['--learning-rate', flags.learningRate],
-    ] as const
-  ).filter(([, value]) => value !== undefined);
-  if (simOnly.length > 0 || flags.sim)
-    throw new ConfigError(
-      `${simOnly.map(([name]) => name).join(', ') || 'simulated settings'}: only for the simulated policy; --policy is '${flags.policy}'`,
-      { code: 'bad-flag' },
-    );
-  return createPolicy({ ...flags, policy: flags.policy ?? 'sim' });
-}
 
 /** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
 function variantsLine(summary: TrainSummary): string {
@@ -100,7 +75,7 @@ export async function runTrain(
 
 async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Promise<TrainSummary> {
   const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, trainChangeable) : given;
-  if (given.resume) await keepExtension(resolve(given.resume), flags);
+  if (given.resume) await checkExtension(resolve(given.resume), flags);
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
   const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
@@ -111,12 +86,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
   requirePool(flags.method, Boolean(flags.pool));
   refuseUnusedFlags(flags, explicit);
   // Another policy than the simulated one: a model served elsewhere, trained by an external trainer.
-  const served = flags.policy !== undefined && flags.policy !== 'sim' ? servedPolicy(flags) : undefined;
-  if (!served) refuseModelFlags(flags, 'the simulated policy trains here (--policy sim)');
-  if (!served && flags.onBatch !== undefined)
-    throw new ConfigError('--on-batch hands batches to an external trainer; the simulated policy trains here', {
-      code: 'bad-flag',
-    });
+  const served = servedPolicy(flags);
   // The simulated policy walks the environment's plans; a model writes its own actions.
   const environment = createEnvironment(flags.env, {
     ...environmentOptions(flags),
@@ -213,7 +183,17 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
     const trainer: Trainer = served
       ? new BatchExportTrainer({
           policy: served,
-          ...(flags.onBatch ? { onBatch: batchHook(flags.onBatch, dir, log, interrupts.signal) } : {}),
+          ...(flags.onBatch
+            ? {
+                onBatch: batchHook(
+                  flags.onBatch,
+                  dir,
+                  log,
+                  interrupts.signal,
+                  flags.onBatchTimeout === undefined ? undefined : flags.onBatchTimeout * 1000,
+                ),
+              }
+            : {}),
         })
       : new SimulatedGrpoTrainer(
           new SimulatedPolicy(sim),

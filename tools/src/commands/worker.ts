@@ -40,6 +40,12 @@ export async function runWorker(flags: WorkerFlags): Promise<void> {
   const log = (line: string) => {
     if (!flags.quiet) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
   };
+  const warned = new Set<string>();
+  const warnOnce = (message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    process.stderr.write(`${new Date().toISOString()} warning: ${message}\n`);
+  };
   const redisUrl = checkRedisUrl(flags.redis);
   // A job may name any policy, a model included, so what it does must run confined (or --unconfined).
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: 'model' });
@@ -56,7 +62,9 @@ export async function runWorker(flags: WorkerFlags): Promise<void> {
       factories: {
         environment,
         harness: (spec) => createHarness(spec, `harness ${spec.id} of a rollout job`),
-        policy: policyFromDescription,
+        // A job's model that answers without the token ids or log-probabilities asked for is told
+        // in the worker's log, once per kind (the runs it serves cannot see the worker's policy).
+        policy: (description) => policyFromDescription(description, { warn: warnOnce }),
       },
       concurrency: flags.concurrency,
       ...(flags.queue ? { queueName: flags.queue } : {}),

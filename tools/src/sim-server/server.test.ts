@@ -174,6 +174,15 @@ describe('the served simulated model', () => {
     const skipped = await post('/sim/update?step=3', asStep(3));
     expect(skipped.status).toBe(409);
     expect(((await skipped.json()) as { error: { message: string } }).error.message).toMatch(/no policy after step 2/);
+    // A step whose groups were all dropped (no spread) hands over an empty batch: the step advances,
+    // the parameters stay, and the next step builds on it.
+    const empty = await post('/sim/update?step=2&run=a', '');
+    expect(empty.status, await empty.clone().text()).toBe(200);
+    expect(await empty.json()).toMatchObject({ step: 2, examples: 0, groups: 0 });
+    expect(server.policy.step).toBe(2);
+    expect(server.policy.config.theta).toEqual(learned.config.theta);
+    expect((await post('/sim/update?step=3&run=a', asStep(3, lines.slice(0, 4)))).status).toBe(200);
+    expect(server.policy.step).toBe(3);
   });
 
   it('keeps its parameters in its folder at every update, and a server started on the folder continues from them', async () => {

@@ -20,7 +20,9 @@ export interface BatchExportTrainerOptions {
   /**
    * Called with each step's batch once it is written, before the next step starts: where an
    * external trainer takes the batch and updates the served model. A rejection stops the run,
-   * which then resumes from its last checkpoint (the step's batch is written again).
+   * which then resumes from its last checkpoint (the step's batch is written again). Every step is
+   * handed over, one whose groups were all dropped (`zeroVariance: 'drop'`) as an empty batch, so
+   * that the served model's updates follow the run's steps one by one.
    */
   onBatch?: (batch: { path: string; step: number; examples: number }) => Promise<void>;
 }

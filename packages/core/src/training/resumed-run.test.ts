@@ -31,6 +31,23 @@ describe('continuing a training run', () => {
     await expect(train({ ...options({}), tasks: { train: tasks.slice(1), test: tasks } })).rejects.toThrow(
       /holds another run: trainTasks \["count-2","count-3"\] \(the run has \["count-1","count-2","count-3"\]\)/,
     );
+    // Lists too long to show whole are told apart by what differs.
+    const ids = Array.from({ length: 40 }, (_, index) => `task-${String(index).padStart(3, '0')}`);
+    const rename = (list: string[], at: number, id: string) => list.map((item, index) => (index === at ? id : item));
+    const runOf = (trainTasks: string[]) => ({ trainTasks, config: TrainConfig.parse(config) });
+    expect(() => checkResumedRun('run', runOf(ids), runOf(rename(ids, 39, 'task-999')), 0)).toThrow(
+      /trainTasks: 40 items \(the run has 40\), 1 the run lacks: "task-999"; without 1 of the run's: "task-039"/,
+    );
+    expect(() => checkResumedRun('run', runOf(ids), runOf([...ids].reverse()), 0)).toThrow(
+      /trainTasks: 40 items \(the run has 40\), the same items in another order/,
+    );
+    // A recorded config this version cannot read is not taken for the same run.
+    expect(() => checkResumedRun('run', { config: { ...config, k: 'eight' } }, runOf(ids), 0)).toThrow(
+      /run\/config\.json holds a training config that does not read: k: .*; the run cannot be checked/,
+    );
+    expect(() => checkResumedRun('run', { env: 'counter' }, runOf(ids), 0)).toThrow(
+      /run\/config\.json records no training config/,
+    );
     await expect(train({ ...options({}), pool: [variant('good-a')] })).rejects.toThrow(
       /pool \["good-a"\] \(the run has \[\]\)/,
     );

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../errors.js';
+import { formatZodError } from '../jsonl.js';
 import { TrainConfig } from './train-config.js';
 
 /** What a continued run may change of its settings: how far it goes and how it runs. */
@@ -11,6 +13,33 @@ const shown = (value: unknown): string => {
   const text = value === undefined ? 'nothing' : JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 };
+
+const listed = (items: readonly unknown[]): string => {
+  const text = items.map((item) => JSON.stringify(item)).join(', ');
+  return text.length > 120 ? `${text.slice(0, 120)}… (${items.length})` : text;
+};
+
+/**
+ * `key given (the run has recorded)`; two lists too long to show whole are told apart by what one
+ * has and the other lacks, or by their order.
+ */
+function difference(key: string, given: unknown, recorded: unknown): string {
+  const whole = `${key} ${shown(given)} (the run has ${shown(recorded)})`;
+  if (!Array.isArray(given) || !Array.isArray(recorded) || !whole.includes('…')) return whole;
+  const added = given.filter((item) => !recorded.some((other) => isDeepStrictEqual(item, other)));
+  const missing = recorded.filter((item) => !given.some((other) => isDeepStrictEqual(item, other)));
+  const parts = [
+    ...(added.length > 0 ? [`${added.length} the run lacks: ${listed(added)}`] : []),
+    ...(missing.length > 0 ? [`without ${missing.length} of the run's: ${listed(missing)}`] : []),
+  ];
+  const changes =
+    parts.length > 0
+      ? parts.join('; ')
+      : given.length === recorded.length
+        ? 'the same items in another order'
+        : 'the same items, repeated otherwise';
+  return `${key}: ${given.length} items (the run has ${recorded.length}), ${changes}`;
+}
 
 /**
  * Refuses to continue, in `dir`, a run other than the one its config.json records: other settings
@@ -28,17 +57,19 @@ export function checkResumedRun(dir: string, recorded: unknown, given: Record<st
       ? isDeepStrictEqual(asSet(record[key]), asSet(given[key]))
       : isDeepStrictEqual(record[key], given[key]);
   for (const key of identity)
-    if (key in record && !same(key))
-      differences.push(`${key} ${shown(given[key])} (the run has ${shown(record[key])})`);
+    if (key in record && !same(key)) differences.push(difference(key, given[key], record[key]));
   // Recorded before a setting existed, a config reads that setting's default.
   const before = TrainConfig.safeParse(record['config']);
+  if (!before.success)
+    throw new ConfigError(
+      `resume: ${join(dir, 'config.json')} ${record['config'] === undefined ? 'records no training config' : `holds a training config that does not read: ${formatZodError(before.error)}`}; the run cannot be checked against the one given: continue it with the version that made it, or start a new run in another folder`,
+      { code: 'resume-mismatch' },
+    );
+  const then = before.data as Record<string, unknown>;
   const now = given['config'] as Record<string, unknown>;
-  if (before.success) {
-    const then = before.data as Record<string, unknown>;
-    for (const key of new Set([...Object.keys(then), ...Object.keys(now)]))
-      if (!resumeChangeable.includes(key) && !isDeepStrictEqual(then[key], now[key]))
-        differences.push(`config.${key} ${shown(now[key])} (the run has ${shown(then[key])})`);
-  }
+  for (const key of new Set([...Object.keys(then), ...Object.keys(now)]))
+    if (!resumeChangeable.includes(key) && !isDeepStrictEqual(then[key], now[key]))
+      differences.push(difference(`config.${key}`, now[key], then[key]));
   if (differences.length > 0)
     throw new ConfigError(
       `resume: ${dir} holds another run: ${differences.join(', ')}; a continued run may change only ${resumeChangeable.join(', ')}`,
