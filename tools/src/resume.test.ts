@@ -91,7 +91,12 @@ describe('--resume keeps the settings the run was started with', () => {
     );
     expect(await readFile(configPath, 'utf8')).toBe(tampered);
     await writeFile(configPath, original);
-    await cli(['train', '--resume', out, '--steps', '2', '--quiet']);
+    // A setting the run took by default may be given as it is, not changed.
+    await expect(cli(['train', '--resume', out, '--steps', '2', '--zero-variance', 'drop', '--quiet'])).rejects.toThrow(
+      /holds another run: config\.advantage \{"std":"population","epsilon":0\.000001,"zeroVariance":"drop"\} \(the run has \{.*"zeroVariance":"keep"\}\)/,
+    );
+    expect(await readFile(configPath, 'utf8')).toBe(original);
+    await cli(['train', '--resume', out, '--steps', '2', '--zero-variance', 'keep', '--quiet']);
     const metrics = await lines(join(out, 'metrics.jsonl'));
     expect(metrics.map((line) => JSON.parse(line).step)).toEqual([1, 2]);
     // The extension lasts: a later bare --resume finds a finished 2-step run, not a 1-step one.

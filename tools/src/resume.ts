@@ -142,6 +142,11 @@ export async function flagsForResume<T extends object>(
   flags: T,
   given: ReadonlySet<string>,
   changeable: readonly string[],
+  /**
+   * Flags whose effect the run checks itself, by its recorded settings: one the record lacks (the
+   * run took its default) passes here, and the run refuses it only if it changes a setting.
+   */
+  checkedByRun: readonly string[] = [],
 ): Promise<T> {
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath)) return flags;
@@ -163,6 +168,7 @@ export async function flagsForResume<T extends object>(
       !placeFlags.includes(key) &&
       !changeable.includes(key) &&
       values[key] !== undefined &&
+      !(recorded[key] === undefined && checkedByRun.includes(key)) &&
       !isDeepStrictEqual(asRecorded(key, values[key]), recorded[key]),
   );
   if (conflicts.length > 0) {

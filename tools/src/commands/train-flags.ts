@@ -136,6 +136,21 @@ export function refuseUnusedFlags(flags: TrainFlags, explicit: ReadonlySet<strin
 }
 
 /**
+ * Flags that set the loop's recorded config, which a continued run compares itself: given on
+ * resume where the run recorded none (took the default), they are refused only if they change it.
+ */
+export const trainSettingFlags = [
+  'rescue',
+  'rescueContext',
+  'mixtureSize',
+  'evalEvery',
+  'skipInitialEval',
+  'advantageStd',
+  'advantageEpsilon',
+  'zeroVariance',
+];
+
+/**
  * What a continued training run may change: how it runs, and `steps` (to train on past the end).
  */
 export const trainChangeable = [

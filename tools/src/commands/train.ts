@@ -44,6 +44,7 @@ import {
   servedPolicy,
   type TrainFlags,
   trainChangeable,
+  trainSettingFlags,
 } from './train-flags.js';
 
 /** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
@@ -74,7 +75,9 @@ export async function runTrain(
 }
 
 async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Promise<TrainSummary> {
-  const flags = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, trainChangeable) : given;
+  const flags = given.resume
+    ? await flagsForResume(resolve(given.resume), given, explicit, trainChangeable, trainSettingFlags)
+    : given;
   if (given.resume) await checkExtension(resolve(given.resume), flags);
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
