@@ -98,6 +98,29 @@ describe('registering a plug-in', () => {
     expect(environmentNames()).not.toContain('tally-2');
     await expect(resolveHarness('Tally 3', 'h0')).rejects.toThrow(/unknown harness 'h0'/);
   });
+
+  it('takes back what it registered of a plug-in refused part way, so the corrected one registers', async () => {
+    const plugin = counterPlugin('tally-6');
+    const smoke = { ...toolCallsCodec, kind: 'smoke-signals' };
+    const spec = { ...h0('tally-6')(), codec: { ...h0('tally-6')().codec, kind: 'smoke-signals' } };
+    // Its codec and extras registered, its harness does not build: a transform no extras bring.
+    const broken: HarnessSPlugin = {
+      ...plugin,
+      codecs: [smoke],
+      harnesses: { h0: () => ({ ...spec, tools: [{ kind: 'no-such-transform', options: {} }] }) },
+    };
+    expect(() => registerPlugin(broken, 'mine.js')).toThrow(/^plug-in mine\.js: harnesses\.h0: .*no-such-transform/);
+    expect(environmentNames()).not.toContain('tally-6');
+    await expect(resolveHarness('tally-6', 'h0')).rejects.toThrow(/unknown harness 'h0'/);
+    expect(environmentExtras('tally-6').directiveTexts).toBeUndefined();
+    // A codec listed twice is refused at the second; the first is taken back.
+    expect(() =>
+      registerPlugin({ ...plugin, codecs: [smoke, smoke], harnesses: { h0: () => spec } }, 'mine.js'),
+    ).toThrow("plug-in mine.js: codecs: codec 'smoke-signals' is already registered");
+    registerPlugin({ ...plugin, codecs: [smoke], harnesses: { h0: () => spec } }, 'mine.js');
+    expect((await resolveHarness('tally-6', 'h0')).spec.codec.kind).toBe('smoke-signals');
+    expect(environmentExtras('tally-6').directiveTexts).toEqual({ count: ['Add the target exactly.'] });
+  });
 });
 
 describe('evolving on a plug-in without extras', () => {

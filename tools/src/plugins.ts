@@ -7,9 +7,14 @@ import {
   codecKinds,
   createHarness,
   type EnvironmentExtras,
+  environmentExtras,
+  hasEnvironmentExtras,
   registerBuiltInHarnesses,
   registerCodec,
   registerEnvironmentExtras,
+  unregisterBuiltInHarnesses,
+  unregisterCodec,
+  unregisterEnvironmentExtras,
 } from '@harness-s/harness-dsh';
 import { builtInEnvironments } from './builtin-environments.js';
 import { type EnvironmentEntry, environmentName, findEnvironment, registerEnvironment } from './environments.js';
@@ -110,26 +115,40 @@ export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code')
       code: 'duplicate-environment',
     });
   }
-  for (const codec of plugin.codecs ?? []) {
-    try {
-      registerCodec(codec);
-    } catch (error) {
-      throw new ConfigError(`plug-in ${source}: codecs: ${(error as Error).message}`, { code: 'bad-plugin' });
+  // Registered part by part; a part refused takes back what came before it, so a corrected
+  // plug-in can be registered after.
+  const undo: Array<() => void> = [];
+  try {
+    for (const codec of plugin.codecs ?? []) {
+      try {
+        registerCodec(codec);
+      } catch (error) {
+        throw new ConfigError(`plug-in ${source}: codecs: ${(error as Error).message}`, { code: 'bad-plugin' });
+      }
+      undo.push(() => unregisterCodec(codec.kind));
     }
-  }
-  registerBuiltInHarnesses(name, plugin.harnesses);
-  if (plugin.extras) registerEnvironmentExtras(plugin.extras);
-  // With its codecs and extras in place, every harness must build (its codec known, its transforms found).
-  for (const [harnessName, make] of Object.entries(plugin.harnesses)) {
-    try {
-      createHarness(make());
-    } catch (error) {
-      throw new ConfigError(`plug-in ${source}: harnesses.${harnessName}: ${(error as Error).message}`, {
-        code: 'bad-plugin',
-      });
+    registerBuiltInHarnesses(name, plugin.harnesses);
+    undo.push(() => unregisterBuiltInHarnesses(name, Object.keys(plugin.harnesses)));
+    if (plugin.extras) {
+      const previous = hasEnvironmentExtras(name) ? environmentExtras(name) : undefined;
+      registerEnvironmentExtras(plugin.extras);
+      undo.push(() => (previous ? registerEnvironmentExtras(previous) : unregisterEnvironmentExtras(name)));
     }
+    // With its codecs and extras in place, every harness must build (its codec known, its transforms found).
+    for (const [harnessName, make] of Object.entries(plugin.harnesses)) {
+      try {
+        createHarness(make());
+      } catch (error) {
+        throw new ConfigError(`plug-in ${source}: harnesses.${harnessName}: ${(error as Error).message}`, {
+          code: 'bad-plugin',
+        });
+      }
+    }
+    registerEnvironment(plugin.environment);
+  } catch (error) {
+    for (const step of undo.reverse()) step();
+    throw error;
   }
-  registerEnvironment(plugin.environment);
 }
 
 /** The entry of a package's `exports` (or `main`) an ESM import of its root reaches, if any. */

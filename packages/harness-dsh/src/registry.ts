@@ -48,6 +48,14 @@ export function registerBuiltInHarnesses(env: string, specs: Readonly<Record<str
   builtIns[env] = { ...known, ...specs };
 }
 
+/** Removes harnesses `registerBuiltInHarnesses` added (a plug-in refused after it registered them). */
+export function unregisterBuiltInHarnesses(env: string, names: readonly string[]): void {
+  const known = builtIns[env];
+  if (!known) return;
+  for (const name of names) delete known[name];
+  if (Object.keys(known).length === 0) delete builtIns[env];
+}
+
 /** Names of the built-in harnesses for an environment. */
 export function builtInHarnesses(env: string): string[] {
   return Object.keys(builtIns[env] ?? {});

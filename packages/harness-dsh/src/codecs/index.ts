@@ -47,6 +47,11 @@ export function registerCodec(codec: ActionCodec): void {
   }
   codecs.set(codec.kind, codec);
 }
+
+/** Removes a codec `registerCodec` added (a plug-in refused after it registered its codecs). */
+export function unregisterCodec(kind: string): void {
+  codecs.delete(kind);
+}
 export {
   codeBlockCodec,
   createCodeActCodec,

@@ -22,6 +22,11 @@ export function registerEnvironmentExtras(extras: EnvironmentExtras): void {
   registry.set(extras.env, extras);
 }
 
+/** Removes an environment's extras (a plug-in refused after it registered them). */
+export function unregisterEnvironmentExtras(env: string): void {
+  registry.delete(env);
+}
+
 /** Whether an environment has extras registered (a plug-in may have none). */
 export const hasEnvironmentExtras = (env: string): boolean => registry.has(env);
 
