@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
 import {
   Action,
   ConfigError,
@@ -10,6 +11,7 @@ import {
 } from '@harness-s/core';
 import { z } from 'zod';
 import { createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
+import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { loadSplitTasks } from '../task-splits.js';
 
 export interface ReplayFlags {
@@ -85,6 +87,9 @@ export async function runReplay(
   shared?: Environment,
 ) {
   const environment = shared ?? createEnvironment(flags.env, environmentOptions(flags));
+  // SIGINT or SIGTERM stops after the action running, and closes the episode and the environment
+  // (a container, a database and its roles) before exiting.
+  const interrupts = shared ? undefined : listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
     const taskSet = flags.data
       ? await environment.loadTasks({ file: flags.data })
@@ -106,6 +111,12 @@ export async function runReplay(
     try {
       print(`Task ${task.id}: ${task.instruction}`);
       for (const [index, action] of actions.entries()) {
+        // A turn of the event loop, where a signal is heard: an embedded engine's steps may never wait on I/O.
+        await setImmediate();
+        if (interrupts?.signal.aborted)
+          throw new ConfigError(`interrupted before action ${index + 1} of ${actions.length}; nothing was evaluated`, {
+            code: 'interrupted',
+          });
         const result = await episode.step(action);
         steps.push({ action, observation: result.observation, done: result.done });
         print(`\n[${index + 1}] ${action.tool} ${JSON.stringify(action.arguments)}`);
@@ -125,6 +136,6 @@ export async function runReplay(
       print(`  ${check.passed ? 'pass' : 'FAIL'} ${check.name}${check.detail ? `: ${check.detail}` : ''}`);
     return { steps, evaluation };
   } finally {
-    if (!shared) await environment.close();
+    if (interrupts) await interrupts.releaseAfter(() => environment.close());
   }
 }
