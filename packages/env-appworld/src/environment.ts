@@ -28,6 +28,8 @@ export interface AppWorldEnvironmentOptions {
   seed?: number;
   /** Sandbox limits per code block. */
   limits?: Partial<SandboxLimits>;
+  /** Bytes an episode's API calls may add to its world's database (`defaultMaxStoredBytes`, 16 MB). */
+  maxStoredBytes?: number;
   /** Sandbox worker threads; the process-wide pool by default. */
   pool?: SandboxWorkerPool;
 }
@@ -112,11 +114,11 @@ export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = 
       const item = embedded(task);
       const initial = world.initialState(task.id);
       const db = world.openState(task.id);
-      const session = new WorldSession(db, {
-        supervisorId: item.spec.supervisorId,
-        now: task.datetime,
-        seed: deriveSeed('appworld', task.id),
-      });
+      const session = new WorldSession(
+        db,
+        { supervisorId: item.spec.supervisorId, now: task.datetime, seed: deriveSeed('appworld', task.id) },
+        options.maxStoredBytes,
+      );
       try {
         const sandbox = await CodeSandbox.create({
           callApi: (app, api, args) => session.call(app, api, args),

@@ -2,6 +2,11 @@ import { type ApiDefinition, ApiError, type ParameterSpec } from './definition.j
 
 const invalid = (reason: string): ApiError => new ApiError(422, `Validation error: ${reason}.`);
 
+/** Characters a string argument (or a string in a list argument) may have. */
+export const maxStringChars = 100_000;
+/** Items a list argument may have. */
+export const maxListItems = 1_000;
+
 const typeChecks: Record<ParameterSpec['type'], (value: unknown) => boolean> = {
   string: (value) => typeof value === 'string',
   integer: (value) => typeof value === 'number' && Number.isInteger(value),
@@ -23,8 +28,22 @@ const typeNames: Record<ParameterSpec['type'], string> = {
   any: 'a value',
 };
 
+/** Refuses strings longer than `maxStringChars`, in the value or in its list, and lists longer than `maxListItems`. */
+function checkSize(name: string, value: unknown): void {
+  if (typeof value === 'string' && value.length > maxStringChars) {
+    throw invalid(`parameter '${name}' must have length <= ${maxStringChars}, got ${value.length}`);
+  }
+  if (!Array.isArray(value)) return;
+  if (value.length > maxListItems) {
+    throw invalid(`parameter '${name}' must have length <= ${maxListItems}, got ${value.length}`);
+  }
+  const long = value.findIndex((item) => typeof item === 'string' && item.length > maxStringChars);
+  if (long >= 0) throw invalid(`item ${long} of parameter '${name}' must have length <= ${maxStringChars}`);
+}
+
 function checkValue(spec: ParameterSpec, value: unknown): void {
   if (!typeChecks[spec.type](value)) throw invalid(`parameter '${spec.name}' must be ${typeNames[spec.type]}`);
+  checkSize(spec.name, value);
   if (typeof value === 'number') {
     if (spec.minimum !== undefined && value < spec.minimum)
       throw invalid(`parameter '${spec.name}' must be >= ${spec.minimum}`);
@@ -45,7 +64,8 @@ function checkValue(spec: ParameterSpec, value: unknown): void {
 
 /**
  * Checks the arguments of a call against the API's parameters and applies defaults. Unknown
- * parameters, missing required ones, wrong types and broken constraints are 422 errors.
+ * parameters, missing required ones, wrong types, broken constraints and strings or lists over
+ * the size limits are 422 errors.
  */
 export function validateArguments(api: ApiDefinition, raw: unknown): Record<string, unknown> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

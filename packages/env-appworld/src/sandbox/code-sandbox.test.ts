@@ -132,7 +132,8 @@ describe('code sandbox: hangs and exhaustion fail with a clear observation', () 
   });
 
   it('stops code that hides between interrupt checks by ending the worker; the sandbox restarts', async () => {
-    const outcome = await sandbox.run('var hog = []; while (true) hog.push(new Array(100000).fill(1.5));');
+    // Each native scan takes milliseconds, and the interrupt handler runs once per 10,000 checks.
+    const outcome = await sandbox.run('var hog = new Float64Array(1000000); while (true) hog.indexOf(-1);');
     expect(outcome).toMatchObject({ ok: false, failure: 'timeout' });
     expect(outcome.output).toMatch(/was stopped; the sandbox was restarted/);
     await expectStillWorks(false);
@@ -143,6 +144,53 @@ describe('code sandbox: hangs and exhaustion fail with a clear observation', () 
     expect(outcome).toMatchObject({ ok: false, failure: 'memory' });
     expect(outcome.output).toMatch(/MemoryError: the code block used more than 16 MB/);
     await expectStillWorks(false);
+  });
+
+  it('stops an endless async loop at the time limit, and drops the jobs still pending', async () => {
+    const outcome = await sandbox.run("async function spin() { while (true) await null; }\nspin();\nprint('started');");
+    expect(outcome).toMatchObject({ ok: false, failure: 'timeout' });
+    expect(outcome.output).toMatch(
+      /^started\nExecution failed. Traceback:\nTimeoutError: the code block ran longer than 0.6 s/,
+    );
+    // A job interrupted outside an async function leaves the jobs queued after it: they do not run on.
+    const jobs = await sandbox.run(
+      'var ran = 0;\nfor (var i = 0; i < 2; i += 1) Promise.resolve().then(() => { ran += 1; while (true) {} });',
+    );
+    expect(jobs).toMatchObject({ ok: false, failure: 'timeout' });
+    expect(await sandbox.run('print(ran)')).toEqual({ output: '2', ok: true });
+    await expectStillWorks(true);
+  });
+
+  it('holds the memory limit over many allocations, each within it; the sandbox restarts', async () => {
+    for (const code of [
+      'var chunks = [];\nfor (var i = 0; i < 100; i += 1) chunks.push(new Uint8Array(1024 * 1024).fill(1));',
+      "var texts = [];\nfor (var i = 0; i < 100; i += 1) texts.push('x'.repeat(1024 * 1024) + i);",
+    ]) {
+      const outcome = await sandbox.run(code);
+      expect(outcome).toMatchObject({ ok: false, failure: 'memory' });
+      expect(outcome.output).toMatch(/MemoryError: the code block used more than 16 MB; the sandbox was restarted/);
+      await expectStillWorks(false);
+    }
+  });
+
+  it('cuts an error message at the output limit', async () => {
+    for (const code of ["throw new Error('E'.repeat(100000));", "throw 'E'.repeat(100000);"]) {
+      const outcome = await sandbox.run(code);
+      expect(outcome).toMatchObject({ ok: false, failure: 'exception' });
+      expect(outcome.output.length).toBeLessThan(20_200);
+      expect(outcome.output).toMatch(/E\.\.\. \[message truncated: \d+ more characters\]$/);
+    }
+    await expectStillWorks(true);
+  });
+
+  it('refuses an API call whose arguments are too long, without asking the host', async () => {
+    const before = calls.length;
+    const outcome = await sandbox.run("apis.music.login({ username: 'me', password: 'x'.repeat(2000000) });");
+    expect(outcome.output).toMatch(
+      /Exception: The arguments of apis\.music\.login are 2000031 characters as JSON; at most 1000000 are accepted\.$/,
+    );
+    expect(calls.length).toBe(before);
+    await expectStillWorks(true);
   });
 
   it('stops deep recursion with a stack overflow, and cuts output floods', async () => {

@@ -6,7 +6,10 @@ import { codeFileName, formatTraceback, lineOffset } from './traceback.js';
 
 /** Limits of one sandbox; each one, when hit, is an observation for the agent, not a crash. */
 export interface SandboxLimits {
-  /** Heap of the sandbox's JavaScript runtime. */
+  /**
+   * Heap of the sandbox's JavaScript runtime: its WebAssembly memory may grow this far past the
+   * 16 MB it starts with, and no further (an allocation that needs more fails).
+   */
   memoryBytes: number;
   /**
    * Running time of one code block's engine. Time spent waiting for the host to answer API calls
@@ -16,10 +19,12 @@ export interface SandboxLimits {
   timeoutMs: number;
   /** Stack of the sandbox's interpreter (deep recursion fails with "stack overflow"). */
   stackBytes: number;
-  /** Printed output kept per code block; the rest is counted and dropped. */
+  /** Printed output kept per code block, and of an error's message; the rest is counted and dropped. */
   maxOutputChars: number;
   /** API calls one code block may make (AppWorld's max_api_calls_per_interaction); later ones fail with 429. */
   maxApiCallsPerBlock: number;
+  /** Characters of one API call's arguments as JSON; a longer call fails with 413 without reaching the host. */
+  maxArgumentChars: number;
 }
 
 export const defaultSandboxLimits: SandboxLimits = {
@@ -28,6 +33,7 @@ export const defaultSandboxLimits: SandboxLimits = {
   stackBytes: 512 * 1024,
   maxOutputChars: 20_000,
   maxApiCallsPerBlock: 1_000,
+  maxArgumentChars: 1_000_000,
 };
 
 /** What the host answers to `apis.<app>.<api>(args)`: the JSON-able response, or it throws ApiError. */
@@ -151,11 +157,11 @@ export class CodeSandbox {
 
   private async runBlock(code: string): Promise<CodeOutcome> {
     this.hostFailure = null;
-    const { timeoutMs, memoryBytes, maxApiCallsPerBlock } = this.options.limits;
+    const { timeoutMs, memoryBytes, maxApiCallsPerBlock, maxArgumentChars } = this.options.limits;
     const result: WorkerRun = await this.worker.run(
       '\n'.repeat(lineOffset) + code,
       codeFileName,
-      { timeoutMs, killAfterMs: timeoutMs + killGraceMs, maxApiCalls: maxApiCallsPerBlock },
+      { timeoutMs, killAfterMs: timeoutMs + killGraceMs, maxApiCalls: maxApiCallsPerBlock, maxArgumentChars },
       (app, api, argsText) => this.bridge(app, api, argsText),
     );
     if (this.hostFailure) {
@@ -174,24 +180,10 @@ export class CodeSandbox {
     }
     const printed =
       result.printed + (result.droppedChars > 0 ? `[output truncated: ${result.droppedChars} more characters]\n` : '');
-    if (result.engineFailed) {
-      await this.restart();
-      return failed(
-        printed,
-        `SandboxError: the code exhausted the sandbox (${result.error?.message ?? 'engine failure'}); ${restartNote}`,
-        'engine',
-      );
-    }
     const { error } = result;
-    if (!error) return { output: printed === '' ? 'Execution successful.' : printed.replace(/\n$/, ''), ok: true };
-    if (result.timedOut) {
-      return failed(
-        printed,
-        `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped.`,
-        'timeout',
-      );
-    }
-    if (/out of memory/i.test(error.message)) {
+    // A block that fails once its engine's memory is full (whatever the error: with no memory
+    // left, even the error may not be made) leaves an engine that cannot go on.
+    if ((error || result.engineFailed) && (result.memoryCapped || /out of memory/i.test(error?.message ?? ''))) {
       await this.restart();
       return failed(
         printed,
@@ -199,6 +191,23 @@ export class CodeSandbox {
         'memory',
       );
     }
+    if (result.engineFailed) {
+      await this.restart();
+      return failed(
+        printed,
+        `SandboxError: the code exhausted the sandbox (${error?.message ?? 'engine failure'}); ${restartNote}`,
+        'engine',
+      );
+    }
+    // Checked before the error: a block stopped inside an async function ends with no error of its own.
+    if (result.timedOut) {
+      return failed(
+        printed,
+        `TimeoutError: the code block ran longer than ${timeoutMs / 1000} s and was stopped.`,
+        'timeout',
+      );
+    }
+    if (!error) return { output: printed === '' ? 'Execution successful.' : printed.replace(/\n$/, ''), ok: true };
     return { output: `${printed}${formatTraceback(error, code)}`, ok: false, failure: 'exception' };
   }
 

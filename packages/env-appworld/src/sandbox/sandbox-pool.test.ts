@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodeSandbox, type SandboxOptions } from './code-sandbox.js';
 import { preludeSource } from './prelude.js';
-import { SandboxWorker, SandboxWorkerPool } from './sandbox-worker.js';
+import { defaultMaxIdleEngineBytes, SandboxWorker, SandboxWorkerPool } from './sandbox-worker.js';
+import { engineMemoryCap } from './worker-protocol.js';
 
 let pool = new SandboxWorkerPool(2);
 afterEach(async () => {
@@ -124,6 +125,39 @@ describe('sandbox worker pool: a worker serves one sandbox at a time', () => {
     } finally {
       await worker.terminate();
     }
+  });
+});
+
+describe('sandbox worker pool: memory', () => {
+  /** Code that holds on to 1 MB chunks until the engine runs out of memory, and catches that. */
+  const hoard =
+    'var held = [];\ntry { for (var i = 0; i < 100; i += 1) held.push(new Uint8Array(1024 * 1024)); } catch (error) { print(String(error)); }';
+
+  it('keeps an engine within its memory cap, and a worker given back does not keep what a block took', async () => {
+    pool = new SandboxWorkerPool(2, 20 * 1024 * 1024);
+    const sandbox = await CodeSandbox.create(optionsWith(() => ({})));
+    const worker = (sandbox as unknown as { worker: SandboxWorker }).worker;
+    // The code caught the failure, so the block succeeds and its engine keeps the memory it grew to.
+    expect(await sandbox.run(hoard)).toEqual({ output: 'InternalError: out of memory', ok: true });
+    expect(worker.engineMemoryBytes).toBeGreaterThan(20 * 1024 * 1024);
+    expect(worker.engineMemoryBytes).toBeLessThanOrEqual(engineMemoryCap(16 * 1024 * 1024));
+    sandbox.dispose();
+    expect(pool.liveWorkers).toBe(0);
+    const next = await CodeSandbox.create(optionsWith(() => ({})));
+    expect((next as unknown as { worker: SandboxWorker }).worker === worker).toBe(false);
+    next.dispose();
+    expect(pool.liveWorkers).toBe(1);
+  });
+
+  it('keeps idle workers whose engines stayed small', async () => {
+    expect(defaultMaxIdleEngineBytes).toBeGreaterThanOrEqual(engineMemoryCap(0));
+    const sandbox = await CodeSandbox.create(optionsWith(() => ({})));
+    expect(await sandbox.run("var small = 'x'.repeat(1000); print(small.length)")).toEqual({
+      output: '1000',
+      ok: true,
+    });
+    sandbox.dispose();
+    expect(pool.liveWorkers).toBe(1);
   });
 });
 

@@ -1,15 +1,16 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { InfrastructureError } from '@harness-s/core';
+import { sandboxWorkerBody } from './worker-body.js';
 import {
   controlBytes,
+  engineMemoryCap,
   engineMsOf,
   engineTimeOffset,
   type FromWorker,
-  sandboxWorkerBody,
   type ToWorker,
   type WorkerError,
-} from './worker-body.js';
+} from './worker-protocol.js';
 
 /** Room for one API reply in shared memory; larger replies are refused with an error. */
 const replyBytes = 4 * 1024 * 1024;
@@ -39,6 +40,10 @@ export type WorkerRun =
       error: WorkerError | null;
       timedOut: boolean;
       engineFailed: boolean;
+      /** The engine's memory reached its cap during the block. */
+      memoryCapped: boolean;
+      /** Size of the engine's WebAssembly memory after the block. */
+      wasmBytes: number;
     }
   | { kind: 'killed' };
 
@@ -66,13 +71,18 @@ export class SandboxWorker {
   private exited = false;
   /** Being terminated: referenced until it has exited, whatever answer comes in meanwhile. */
   private terminating = false;
+  /** Size of the engine's WebAssembly memory when the worker last said (it never shrinks). */
+  private wasmBytes = 0;
   /** Messages sent or waiting to be sent, and not answered yet. */
   private unanswered = 0;
   /** Settles when the last of them has been answered. */
   private lastAnswered: Promise<void> = Promise.resolve();
 
   private constructor(private readonly worker: Worker) {
-    worker.on('message', (message: FromWorker) => this.listener?.(message));
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'ready' || message.type === 'done') this.wasmBytes = message.wasmBytes;
+      this.listener?.(message);
+    });
     worker.on('error', (error) => this.onExit(`the sandbox worker failed: ${error.message}`));
     worker.on('exit', (code) => this.onExit(`the sandbox worker exited with code ${code}`));
     worker.unref();
@@ -86,6 +96,11 @@ export class SandboxWorker {
 
   get alive(): boolean {
     return !this.exited;
+  }
+
+  /** Bytes of WebAssembly memory the worker's engine holds, as of its last answer. */
+  get engineMemoryBytes(): number {
+    return this.wasmBytes;
   }
 
   private onExit(reason: string): void {
@@ -176,8 +191,15 @@ export class SandboxWorker {
   }
 
   private start(settings: EngineSettings, key: string): Promise<void> {
-    const ready = this.exchange({ type: 'init', ...settings, control: this.control, data: this.data }, (answer) =>
-      answer.type === 'ready' ? true : undefined,
+    const ready = this.exchange(
+      {
+        type: 'init',
+        ...settings,
+        memoryCapBytes: engineMemoryCap(settings.memoryBytes),
+        control: this.control,
+        data: this.data,
+      },
+      (answer) => (answer.type === 'ready' ? true : undefined),
     ).then(() => undefined);
     this.freshEngine = { key, ready };
     return ready;
@@ -194,20 +216,22 @@ export class SandboxWorker {
   }
 
   /**
-   * Runs one code block. `answer` serves its API calls, at most `maxApiCalls` of them (later
-   * calls are refused in the worker). Both limits count engine time only (`engineMs`): the
-   * engine stops itself at `timeoutMs`; if it is still running at `killAfterMs`, the thread is
-   * terminated and the run is `killed`. Time spent waiting for the host (a busy or stalled host
+   * Runs one code block. `answer` serves its API calls, at most `maxApiCalls` of them, each with
+   * at most `maxArgumentChars` characters of arguments as JSON (other calls are refused in the
+   * worker). Both time limits count engine time only (`engineMs`): the engine stops itself at
+   * `timeoutMs`; if it is still running at `killAfterMs`, the thread is terminated and the run is
+   * `killed`. Time spent waiting for the host (a busy or stalled host
    * thread, slow API answers) neither stops nor kills a block.
    */
   async run(
     code: string,
     fileName: string,
-    limits: { timeoutMs: number; killAfterMs: number; maxApiCalls: number },
+    limits: { timeoutMs: number; killAfterMs: number; maxApiCalls: number; maxArgumentChars?: number },
     answer: (app: string, api: string, argsText: string) => string,
   ): Promise<WorkerRun> {
     this.freshEngine = null;
     const { timeoutMs, killAfterMs, maxApiCalls } = limits;
+    const maxArgumentChars = limits.maxArgumentChars ?? Number.POSITIVE_INFINITY;
     let killed = false;
     let timer: NodeJS.Timeout | undefined;
     // Checks the engine time when it could first have reached the deadline; a host that wakes up
@@ -228,7 +252,7 @@ export class SandboxWorker {
     };
     try {
       return await this.exchange<WorkerRun>(
-        { type: 'run', code, fileName, timeoutMs, maxApiCalls },
+        { type: 'run', code, fileName, timeoutMs, maxApiCalls, maxArgumentChars },
         (message) => {
           // Once the thread is being terminated, whatever it still sends is void: the run is killed.
           if (killed) return undefined;
@@ -243,7 +267,16 @@ export class SandboxWorker {
         () =>
           killed
             ? { kind: 'killed' }
-            : { kind: 'finished', printed: '', droppedChars: 0, error: null, timedOut: false, engineFailed: true },
+            : {
+                kind: 'finished',
+                printed: '',
+                droppedChars: 0,
+                error: null,
+                timedOut: false,
+                engineFailed: true,
+                memoryCapped: false,
+                wasmBytes: 0,
+              },
         startWatch,
       );
     } finally {
@@ -276,17 +309,25 @@ export class SandboxWorker {
   }
 }
 
+/** Engine memory past which a worker given back is ended rather than kept idle. */
+export const defaultMaxIdleEngineBytes = 32 * 1024 * 1024;
+
 /**
  * Sandbox workers kept warm between episodes: starting a thread and loading QuickJS into it
  * takes tens of milliseconds, reusing one only resets its engine. A worker is lent to one
  * borrower at a time; giving back a worker that is not lent (twice, say) does nothing.
+ * WebAssembly memory never shrinks, so a worker whose engine grew past `maxIdleEngineBytes`
+ * (a block that used much memory) is ended when given back, and a fresh one is started later.
  */
 export class SandboxWorkerPool {
   private readonly idle: SandboxWorker[] = [];
   private readonly lent = new Set<SandboxWorker>();
   private live = 0;
 
-  constructor(private readonly maxIdle = 4) {}
+  constructor(
+    private readonly maxIdle = 4,
+    private readonly maxIdleEngineBytes = defaultMaxIdleEngineBytes,
+  ) {}
 
   acquire(): SandboxWorker {
     let worker = this.idle.pop();
@@ -303,13 +344,14 @@ export class SandboxWorkerPool {
   }
 
   /**
-   * Takes a worker back for reuse. With `warmWith`, a fresh engine with those settings is started
-   * in the background, so the next sandbox with the same settings starts without waiting. The
-   * borrower must not use the worker any more, nor give it back while a code block still runs in it.
+   * Takes a worker back for reuse, or ends it if its engine grew past `maxIdleEngineBytes`. With
+   * `warmWith`, a fresh engine with those settings is started in the background, so the next
+   * sandbox with the same settings starts without waiting. The borrower must not use the worker
+   * any more, nor give it back while a code block still runs in it.
    */
   release(worker: SandboxWorker, warmWith?: EngineSettings): void {
     if (!this.lent.delete(worker)) return;
-    if (!worker.alive || this.idle.length >= this.maxIdle) {
+    if (!worker.alive || this.idle.length >= this.maxIdle || worker.engineMemoryBytes > this.maxIdleEngineBytes) {
       this.terminate(worker);
       return;
     }

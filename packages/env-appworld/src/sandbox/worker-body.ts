@@ -1,64 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type * as QuickJs from 'quickjs-emscripten';
-
-/** Messages from the host to a sandbox worker. */
-export type ToWorker =
-  | {
-      type: 'init';
-      prelude: string;
-      memoryBytes: number;
-      stackBytes: number;
-      maxOutputChars: number;
-      control: SharedArrayBuffer;
-      data: SharedArrayBuffer;
-    }
-  | { type: 'run'; code: string; fileName: string; timeoutMs: number; maxApiCalls: number }
-  | { type: 'reset' };
-
-/** What is known of an error thrown by a code block. */
-export interface WorkerError {
-  name: string;
-  message: string;
-  stack: string;
-}
-
-/** Messages from a sandbox worker to the host. */
-export type FromWorker =
-  | { type: 'ready' }
-  | { type: 'call'; app: string; api: string; argsText: string }
-  | {
-      type: 'done';
-      printed: string;
-      droppedChars: number;
-      error: WorkerError | null;
-      timedOut: boolean;
-      /** The engine failed beyond recovery (host stack exhausted inside it): the worker must go. */
-      engineFailed: boolean;
-    }
-  | { type: 'failed'; message: string };
-
-/**
- * The shared control memory of a worker: Int32 slot 0 is the reply flag and slot 1 the reply's
- * length; from byte 8, two BigInt64 slots hold the engine time of the current code block.
- */
-export const controlBytes = 24;
-/** Offset of the engine-time slots in the control memory. */
-export const engineTimeOffset = 8;
-
-/**
- * Engine time of the current code block: the time its engine has spent running, in nanoseconds of
- * the process's monotonic clock (`process.hrtime.bigint()`, the same in every thread). `times[0]`
- * is the time of finished stretches; `times[1]` is when the stretch now running began, or 0 while
- * the engine is not running (waiting for the host to answer an API call, or between blocks).
- * The worker clears `times[1]` before it adds to `times[0]`, so reading `times[0]` first and then
- * `times[1]` never counts a stretch twice.
- */
-export function engineMsOf(times: BigInt64Array): number {
-  const finished = Atomics.load(times, 0);
-  const since = Atomics.load(times, 1);
-  const running = since === 0n ? 0n : process.hrtime.bigint() - since;
-  return Number(finished + (running > 0n ? running : 0n)) / 1e6;
-}
+import type { FromWorker, ToWorker, WasmMemory, WasmMemorySize, WorkerError } from './worker-protocol.js';
 
 /**
  * The whole program of a sandbox worker thread. It is serialized with `toString()` and run as the
@@ -69,9 +11,19 @@ export function engineMsOf(times: BigInt64Array): number {
  * sees `apis.<app>.<api>(args)` as an ordinary synchronous call. The time limit of a block counts
  * only the engine's own running time, not the waits for the host, so a busy host does not change
  * what a block does; calls past the block's limit are refused here, without asking the host.
+ *
+ * The engine's WebAssembly memory is created here with a maximum (`memoryCapBytes`), so no code
+ * block can make it larger: an allocation that would need more fails, as QuickJS's own memory
+ * limit fails one, with "out of memory".
  */
 export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): void {
   let module: QuickJs.QuickJSWASMModule | null = null;
+  let memory: WasmMemory | null = null;
+  let memoryCap = 0;
+  /** A growth of the engine's memory was refused during the current block. */
+  let memoryCapped = false;
+  /** An allocation the worker itself made in the engine's memory failed: the engine cannot be trusted. */
+  let hostAllocationFailed = false;
   let runtime: QuickJs.QuickJSRuntime | null = null;
   let context: QuickJs.QuickJSContext | null = null;
   let control = new Int32Array(new SharedArrayBuffer(24));
@@ -82,6 +34,7 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
   let maxOutputChars = 20_000;
   let callsLeft = 0;
   let callLimit = 0;
+  let maxArgumentChars = Number.POSITIVE_INFINITY;
   let engineNs = 0n;
   let runningSince = 0n;
   const decoder = new TextDecoder();
@@ -104,6 +57,12 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
   const engineMs = (): number =>
     Number(engineNs + (runningSince === 0n ? 0n : process.hrtime.bigint() - runningSince)) / 1e6;
 
+  /** `text`, cut to `limit` characters with a note of how many more there were. */
+  const cut = (text: string, limit: number, what: string): string =>
+    text.length <= limit
+      ? text
+      : `${text.slice(0, limit)}... [${what} truncated: ${text.length - limit} more characters]`;
+
   const append = (text: string): void => {
     const room = Math.max(0, maxOutputChars - printed.length);
     printed += text.slice(0, room);
@@ -118,6 +77,13 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
         message: `Too many API calls in one code block (limit ${callLimit}).`,
       });
     }
+    if (argsText.length > maxArgumentChars) {
+      return JSON.stringify({
+        ok: false,
+        status: 413,
+        message: `The arguments of apis.${app}.${api} are ${argsText.length} characters as JSON; at most ${maxArgumentChars} are accepted.`,
+      });
+    }
     callsLeft -= 1;
     Atomics.store(control, 0, 0);
     pauseClock();
@@ -129,6 +95,49 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
     resumeClock();
     return decoder.decode(data.slice(0, Atomics.load(control, 1)));
   };
+
+  /**
+   * A fresh QuickJS module whose WebAssembly memory can grow to `capBytes` and no further. A
+   * refused growth fails the allocation that asked for it (QuickJS throws "out of memory") and is
+   * noted for the block's report. Strings the worker copies into the engine's memory are allocated
+   * through `_malloc`; when that fails it throws instead of handing out address 0.
+   */
+  const newModule = async (capBytes: number): Promise<QuickJs.QuickJSWASMModule> => {
+    const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: new (size: WasmMemorySize) => WasmMemory } })
+      .WebAssembly;
+    const wasmMemory = new Memory({ initial: 256, maximum: Math.ceil(capBytes / 65_536) });
+    const grow = wasmMemory.grow.bind(wasmMemory);
+    wasmMemory.grow = (delta: number): number => {
+      try {
+        return grow(delta);
+      } catch (error) {
+        memoryCapped = true;
+        throw error;
+      }
+    };
+    const created = await quickjs.newQuickJSWASMModuleFromVariant(
+      quickjs.newVariant(quickjs.RELEASE_SYNC, { wasmMemory }),
+    );
+    const emscripten = (
+      created as unknown as { module?: { _malloc?: (size: number) => number; _free?: (at: number) => void } }
+    ).module;
+    if (emscripten?._malloc && emscripten._free) {
+      // The first call replaces the export's lazy stub with the function itself: wrap that one.
+      emscripten._free(emscripten._malloc(8));
+      const malloc = emscripten._malloc;
+      emscripten._malloc = (size: number): number => {
+        const at = malloc(size);
+        if (at === 0 && size > 0) {
+          hostAllocationFailed = true;
+          throw new Error('out of memory');
+        }
+        return at;
+      };
+    }
+    memory = wasmMemory;
+    return created;
+  };
+  const wasmBytes = (): number => memory?.buffer.byteLength ?? 0;
 
   const stopEngine = (): void => {
     context?.dispose();
@@ -154,7 +163,12 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
       const reply = values
         ? callHost(values[0] ?? '', values[1] ?? '', values[2] ?? '')
         : JSON.stringify({ ok: false, status: 400, message: 'bad bridge call' });
-      return newContext.newString(reply);
+      try {
+        return newContext.newString(reply);
+      } catch {
+        // No room for the reply in the engine's memory (noted by the allocator): the block fails.
+        return undefined;
+      }
     });
     const hostPrint = newContext.newFunction('__hostPrint', (...handles) => {
       const values = strings(handles);
@@ -175,13 +189,16 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
     context = newContext;
   };
 
-  /** Name, message and stack of a thrown value, read without trusting it. */
+  /**
+   * Name, message and stack of a thrown value, read without trusting it: the message is cut at the
+   * output limit, the name and the stack at sizes no real error reaches.
+   */
   const thrown = (handle: QuickJs.QuickJSHandle): WorkerError => {
     const vm = context as QuickJs.QuickJSContext;
     const kind = vm.typeof(handle);
     if (kind !== 'object') {
       const text = kind === 'string' ? vm.getString(handle) : kind === 'number' ? String(vm.getNumber(handle)) : kind;
-      return { name: 'Error', message: `thrown value: ${text}`, stack: '' };
+      return { name: 'Error', message: cut(`thrown value: ${text}`, maxOutputChars, 'message'), stack: '' };
     }
     const field = (key: string): string => {
       try {
@@ -193,14 +210,21 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
         return '';
       }
     };
-    return { name: field('name') || 'Error', message: field('message'), stack: field('stack') };
+    return {
+      name: cut(field('name'), 200, 'name') || 'Error',
+      message: cut(field('message'), maxOutputChars, 'message'),
+      stack: field('stack').slice(0, 1_000_000),
+    };
   };
 
-  const run = ({ code, fileName, timeoutMs, maxApiCalls }: Extract<ToWorker, { type: 'run' }>): void => {
+  const run = (message: Extract<ToWorker, { type: 'run' }>): void => {
+    const { code, fileName, timeoutMs, maxApiCalls } = message;
     printed = '';
     droppedChars = 0;
     callsLeft = maxApiCalls;
     callLimit = maxApiCalls;
+    maxArgumentChars = message.maxArgumentChars;
+    memoryCapped = false;
     const vmRuntime = runtime as QuickJs.QuickJSRuntime;
     const vm = context as QuickJs.QuickJSContext;
     let timedOut = false;
@@ -231,6 +255,12 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
         } else if (state.type === 'fulfilled' && !state.notAPromise) state.value.dispose();
         result.value.dispose();
       }
+      // Jobs left once the time is up (an endless async loop, say) must not run on in the next
+      // block: each is interrupted at its first check, and dropped.
+      while (timedOut && vmRuntime.hasPendingJob()) {
+        const dropped = vmRuntime.executePendingJobs();
+        if (dropped.error) dropped.error.dispose();
+      }
     } catch (hostError) {
       pauseClock();
       const message = hostError instanceof Error ? hostError.message : String(hostError);
@@ -241,12 +271,23 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
         error: { name: 'SandboxError', message, stack: '' },
         timedOut,
         engineFailed: true,
+        memoryCapped,
+        wasmBytes: wasmBytes(),
       });
       return;
     }
     pauseClock();
     vmRuntime.setInterruptHandler(() => false);
-    send({ type: 'done', printed, droppedChars, error, timedOut, engineFailed: false });
+    send({
+      type: 'done',
+      printed,
+      droppedChars,
+      error,
+      timedOut,
+      engineFailed: hostAllocationFailed,
+      memoryCapped,
+      wasmBytes: wasmBytes(),
+    });
   };
 
   let init: Extract<ToWorker, { type: 'init' }> | null = null;
@@ -259,16 +300,19 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
           times = new BigInt64Array(message.control, 8, 2);
           data = new Uint8Array(message.data);
           maxOutputChars = message.maxOutputChars;
-          module ??= await quickjs.newQuickJSWASMModule(quickjs.RELEASE_SYNC);
           stopEngine();
+          if (!module || memoryCap !== message.memoryCapBytes) {
+            module = await newModule(message.memoryCapBytes);
+            memoryCap = message.memoryCapBytes;
+          }
           startEngine(message, module);
-          send({ type: 'ready' });
+          send({ type: 'ready', wasmBytes: wasmBytes() });
         } else if (message.type === 'run') {
           if (!context || !init) throw new Error('the sandbox worker was not initialised');
           run(message);
         } else {
           stopEngine();
-          send({ type: 'ready' });
+          send({ type: 'ready', wasmBytes: wasmBytes() });
         }
       } catch (error) {
         send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });

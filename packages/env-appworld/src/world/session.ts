@@ -5,6 +5,9 @@ import { validateArguments } from '../api/validate.js';
 import { findApi } from '../apps/index.js';
 import { oneRow } from './rows.js';
 
+/** Bytes an episode's writes may add to its database by default (16 MB). */
+export const defaultMaxStoredBytes = 16 * 1024 * 1024;
+
 /** How the task was ended by `supervisor.complete_task`. */
 export interface Completion {
   answer: unknown;
@@ -13,7 +16,9 @@ export interface Completion {
 
 /**
  * One episode's view of the world: its own database (a copy of the task's initial state), the
- * task's supervisor and clock, and the API dispatcher every code block calls through.
+ * task's supervisor and clock, and the API dispatcher every code block calls through. The
+ * database may grow by at most `maxStoredBytes` over the episode: a call that would take it past
+ * that fails with 507 and changes nothing, so agent code cannot fill the host's memory.
  */
 export class WorldSession {
   completion: Completion | null = null;
@@ -22,12 +27,27 @@ export class WorldSession {
   private secrets = 0;
   /** Runs a handler in a transaction (one wrapper for the session: making one costs more than the call). */
   private readonly inTransaction: (work: () => unknown) => unknown;
+  /** The database's size in pages, uncommitted changes included. */
+  private readonly pageCount: () => number;
+  private readonly pageBytes: number;
+  /** The database's size in pages when the episode began. */
+  private readonly basePages: number;
 
   constructor(
     readonly db: Database,
     readonly task: TaskContext,
+    private readonly maxStoredBytes = defaultMaxStoredBytes,
   ) {
     this.inTransaction = db.transaction((work: () => unknown) => work());
+    const statement = db.prepare('PRAGMA page_count').pluck();
+    this.pageCount = () => statement.get() as number;
+    this.pageBytes = db.pragma('page_size', { simple: true }) as number;
+    this.basePages = this.pageCount();
+  }
+
+  /** Bytes the episode's writes have added to its database so far (freed space is reused, not given back). */
+  get storedBytes(): number {
+    return (this.pageCount() - this.basePages) * this.pageBytes;
   }
 
   private nextSecret(kind: 'token' | 'code'): string {
@@ -66,6 +86,7 @@ export class WorldSession {
       if (!token) throw new ApiError(401, 'Invalid or expired access token. Log in to get a new one.');
       userId = token.user_id;
     }
+    let completion: Completion | null = null;
     const call: ApiCall = {
       db: this.db,
       task: this.task,
@@ -73,10 +94,21 @@ export class WorldSession {
       userId,
       nextSecret: (kind) => this.nextSecret(kind),
       complete: (answer, status) => {
-        this.completion = { answer, status };
+        completion = { answer, status };
       },
     };
-    const result = this.inTransaction(() => api.handler(call));
+    const result = this.inTransaction(() => {
+      const value = api.handler(call);
+      if (this.storedBytes > this.maxStoredBytes) {
+        throw new ApiError(
+          507,
+          `Storage limit reached: an episode may add at most ${Math.round(this.maxStoredBytes / 104857.6) / 10} MB of data, and this call would go past it; nothing was changed.`,
+        );
+      }
+      return value;
+    });
+    // Only a call that went through ends the task.
+    if (completion) this.completion = completion;
     return result === undefined ? null : result;
   }
 }
