@@ -41,6 +41,9 @@ describe('harness-s flags', () => {
     );
     expect(await parseError(['rescue-study', 'run', '--pool', 'p', '--steps', 'abc'])).toMatch(/got 'abc' \('abc'\)/);
     expect(await parseError(['reproduce', '--study-steps', '0,-1'])).toMatch(/--study-steps .* got '0,-1' \('-1'\)/);
+    expect(await parseError(['reproduce', '--seeds', '1', 'abc'])).toMatch(
+      /option '--seeds <n\.\.\.>' argument 'abc' is invalid\. --seeds must be an integer >= 0, got 'abc'/,
+    );
   });
 
   it('prints its version', async () => {

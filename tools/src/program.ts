@@ -166,7 +166,10 @@ export function createProgram(): Command {
       '--envs <names...>',
       `environments among ${environmentNames().join(', ')} (default: ${defaultReproduceEnvs.join(' ')})`,
     )
-    .option('--seeds <n...>', 'seeds (default 1 2 3)')
+    .option('--seeds <n...>', 'seeds (default 1 2 3)', (value: string, earlier: number[] | undefined) => [
+      ...(earlier ?? []),
+      integer('--seeds', 0)(value),
+    ])
     .option('--concurrency <n>', 'attempts in flight at once, per training run', integer('--concurrency', 1), 4)
     .option(
       '--jobs <n>',
@@ -200,8 +203,7 @@ export function createProgram(): Command {
     .option('--no-report', 'skip the HTML report')
     .option('--quiet', 'no progress output')
     .action(async (flags) => {
-      const seeds = flags.seeds?.map((seed: string) => integer('--seeds', 0)(seed));
-      await runReproduce({ ...flags, ...(seeds ? { seeds } : {}) });
+      await runReproduce(flags);
     });
 
   program

@@ -20,7 +20,7 @@ export async function rank1Routing(
     });
   }
   const pool = await loadPoolHarnesses(flags.pool, env);
-  const profiles = await readProfiles(flags.profiles);
+  const profiles = await readProfiles(flags.profiles, { env });
   if (profiles.h0.harnessId !== h0.spec.id) {
     throw new ConfigError(
       `${flags.profiles}: profiles were anchored with base harness ${profiles.h0.harnessId}, not ${h0.spec.id}`,

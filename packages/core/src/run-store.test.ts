@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAttempt } from './agent-loop.js';
 import { InputError } from './errors.js';
-import { RunStore, readTrajectories } from './run-store.js';
+import { dropTornLine, RunStore, readTrajectories } from './run-store.js';
 import { callTool, createCounterEnvironment, createPlainHarness, createScriptedPolicy } from './testing/index.js';
 
 async function someTrajectory(attempt: number) {
@@ -50,8 +50,22 @@ describe('RunStore', () => {
     await appendFile(join(dir, 'trajectories.jsonl'), '{"schemaVersion":1,"id":"cou');
     expect(await readTrajectories(dir)).toHaveLength(1);
 
-    await appendFile(join(dir, 'trajectories.jsonl'), '\n{"id": 1}\n');
+    // Continued, the store cuts the torn line off before it appends, so the file still reads.
+    const continued = await RunStore.create(dir, {});
+    await continued.appendTrajectory(await someTrajectory(1));
+    await continued.close();
+    expect((await readTrajectories(dir)).map((trajectory) => trajectory.attempt)).toEqual([0, 1]);
+    // A file that is one torn line is emptied; a whole last line stays.
+    const lone = join(dir, 'lone.jsonl');
+    await appendFile(lone, '{"a":');
+    await dropTornLine(lone);
+    expect(await readFile(lone, 'utf8')).toBe('');
+    await appendFile(lone, '{"a":1}\n');
+    await dropTornLine(lone);
+    expect(await readFile(lone, 'utf8')).toBe('{"a":1}\n');
+
+    await appendFile(join(dir, 'trajectories.jsonl'), '{"id": 1}\n');
     await expect(readTrajectories(dir)).rejects.toThrow(InputError);
-    await expect(readTrajectories(dir)).rejects.toThrow(/trajectories\.jsonl:2/);
+    await expect(readTrajectories(dir)).rejects.toThrow(/trajectories\.jsonl:3/);
   });
 });

@@ -83,7 +83,9 @@ export class RunStore {
     const lock = await lockRunFolder(dir);
     try {
       await writeJsonAtomic(join(dir, runFiles.config), config);
-      const handle = await open(join(dir, runFiles.trajectories), 'a');
+      const path = join(dir, runFiles.trajectories);
+      await dropTornLine(path);
+      const handle = await open(path, 'a');
       return new RunStore(dir, handle, lock);
     } catch (error) {
       await lock.release();
@@ -115,6 +117,42 @@ export class RunStore {
     await this.handle.sync().catch(() => undefined);
     await this.handle.close();
     await this.lock.release();
+  }
+}
+
+/**
+ * Cuts a JSONL file back to its last whole line: the part of a line a kill or a full disk cut off
+ * (which readers drop) would otherwise have the next appended line glued to it, and the file
+ * would no longer read.
+ */
+export async function dropTornLine(path: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r+');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    const chunk = Buffer.alloc(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+      const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (newline >= 0) {
+        end = start + newline + 1;
+        break;
+      }
+      end = start;
+    }
+    if (end < size) {
+      await handle.truncate(end);
+      await handle.sync();
+    }
+  } finally {
+    await handle.close();
   }
 }
 

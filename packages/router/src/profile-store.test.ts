@@ -19,6 +19,11 @@ describe('profile store', () => {
     await writeProfiles(join(dir, 'one'), profiles);
     expect(await readProfiles(join(dir, 'one'))).toEqual(profiles);
     expect(await readProfiles(join(dir, 'one', 'profiles.json'))).toEqual(profiles);
+    // Profiles of another environment are refused where the environment is known.
+    expect(await readProfiles(join(dir, 'one'), { env: profiles.env })).toEqual(profiles);
+    await expect(readProfiles(join(dir, 'one'), { env: 'elsewhere' })).rejects.toThrow(
+      `were anchored on ${profiles.env}, not elsewhere: give profiles of elsewhere`,
+    );
   });
 
   it("names a reproduction's profiles folder's subfolders instead of a missing file", async () => {

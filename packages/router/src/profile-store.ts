@@ -51,10 +51,16 @@ function h0FailureLines(profiles: ProfileSet): string[] {
 }
 
 /** Reads and validates `profiles.json` from a folder (or the file itself). */
-export async function readProfiles(path: string): Promise<ProfileSet> {
+export async function readProfiles(path: string, expected: { env?: string } = {}): Promise<ProfileSet> {
   const file = path.endsWith('.json') ? path : join(path, 'profiles.json');
   if (!path.endsWith('.json') && !existsSync(file)) await refuseProfilesFolder(path);
-  return parseWith(ProfileSet, await readJson(file), file);
+  const profiles = parseWith(ProfileSet, await readJson(file), file);
+  if (expected.env !== undefined && profiles.env !== expected.env)
+    throw new ConfigError(
+      `profiles: ${file} were anchored on ${profiles.env}, not ${expected.env}: give profiles of ${expected.env} (\`harness-s profile --env ${expected.env}\`)`,
+      { code: 'profiles-of-another-env' },
+    );
+  return profiles;
 }
 
 /**

@@ -140,6 +140,9 @@ describe('harness-s compare', () => {
       ['adaptive', '2x1'],
       ['fixed', '2x1'],
     ]);
+    // A run given twice, or inside a folder given, counts once.
+    const again = await findTrainingRuns([join(dir, 'runs'), join(dir, 'runs'), runs[0]?.dir ?? '']);
+    expect(again.runs.map((run) => run.dir)).toEqual(runs.map((run) => run.dir));
     expect(text).toMatch(/left out, not training runs: .*eval\n/);
   });
 

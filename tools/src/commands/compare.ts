@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError, InputError, TrainSummary } from '@harness-s/core';
@@ -127,6 +127,7 @@ async function summaryFolders(dir: string, depth = 0): Promise<string[]> {
 export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs: ComparedRun[]; skipped: string[] }> {
   const runs: ComparedRun[] = [];
   const skipped: string[] = [];
+  const seen = new Set<string>();
   for (const given of dirs) {
     const dir = resolve(given);
     if (!existsSync(dir)) throw new ConfigError(`compare: no such folder ${dir}`, { code: 'missing-run' });
@@ -135,6 +136,10 @@ export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs:
         code: 'missing-run',
       });
     for (const folder of await summaryFolders(dir)) {
+      // Folders given twice, or one inside another given, are one run.
+      const real = realpathSync(folder);
+      if (seen.has(real)) continue;
+      seen.add(real);
       const parsed = TrainSummary.safeParse(await readJson(join(folder, 'summary.json')));
       if (!parsed.success) {
         skipped.push(folder);

@@ -259,7 +259,12 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
       pool,
       poolSource: flags.pool ? `--pool ${flags.pool}` : `${poolDir} (the run's pool; --pool DIR names another)`,
       ...(flags.profiles
-        ? { initialProfiles: { profiles: await readProfiles(flags.profiles), source: resolve(flags.profiles) } }
+        ? {
+            initialProfiles: {
+              profiles: await readProfiles(flags.profiles, { env: environment.id }),
+              source: resolve(flags.profiles),
+            },
+          }
         : {}),
       ...(flags.steps ? { steps: flags.steps } : {}),
       reps: flags.reps,

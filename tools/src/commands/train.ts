@@ -134,7 +134,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
     // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
     anchoring = served && !flags.quiet ? anchoringProgress() : undefined;
     const failureRanker = failureRankerWeight(flags.failureRanker);
-    const startProfiles = flags.profiles ? await readProfiles(flags.profiles) : undefined;
+    const startProfiles = flags.profiles ? await readProfiles(flags.profiles, { env: flags.env }) : undefined;
     if (failureRanker !== undefined && startProfiles && flags.profiles)
       warnWithoutFailures(startProfiles, flags.profiles, log);
     const router =

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ConfigError,
@@ -13,7 +13,7 @@ import {
   writeJsonAtomic,
 } from '@harness-s/core';
 import { z } from 'zod';
-import { writeVariant } from '../variants/pool.js';
+import { evolutionFinishedFile, writeVariant } from '../variants/pool.js';
 import { canonicalJson } from '../variants/variant-id.js';
 import { FailureAnalysis } from './causes.js';
 import { SolvedRule } from './coverage.js';
@@ -79,6 +79,8 @@ export class EvolveStore {
     const continued = existsSync(path);
     // The settings first: a folder killed at any moment after this is one evolution continues.
     if (!continued) await writeJsonAtomic(path, config);
+    // Evolving again: the pool is not finished until this evolution is.
+    await rm(join(dir, evolutionFinishedFile), { force: true });
     for (const sub of ['candidates', 'runs', 'results', 'analyses'])
       await mkdir(join(store.state, sub), { recursive: true });
     if (continued) {
@@ -146,6 +148,11 @@ export class EvolveStore {
 
   async writeAnalyses(id: string, analyses: readonly FailureAnalysis[]): Promise<void> {
     await writeJsonAtomic(join(this.state, 'analyses', `${id}.json`), analyses);
+  }
+
+  /** Marks the evolution finished: the pool is whole (see `evolutionFinishedFile`). */
+  async finish(): Promise<void> {
+    await writeJsonAtomic(join(this.dir, evolutionFinishedFile), { finishedAt: new Date().toISOString() });
   }
 
   async writeReport(index: PoolIndex, summary: PoolSummary): Promise<void> {

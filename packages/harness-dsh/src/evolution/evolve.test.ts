@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveSeed, type EpisodeContext, type PlanNode, type Policy } from '@harness-s/core';
@@ -136,6 +136,10 @@ describe('evolvePool', () => {
       if (attempts === 4) controller.abort(new Error('killed'));
     };
     await expect(evolvePool(first.options)).rejects.toThrow();
+    // Stopped, its folder is not taken for a pool: it may lack variants.
+    await expect(loadPool(out, { base: first.options.base })).rejects.toThrow(
+      /its evolution has not finished .*continue it with `harness-s evolve --out/,
+    );
 
     const second = await setup(out);
     const resumed = await evolvePool(second.options);
@@ -150,6 +154,13 @@ describe('evolvePool', () => {
     // Together the two runs answered no more turns than the uninterrupted one, but for the attempts
     // in flight when it was killed (two at most, of two turns each): nothing finished was redone.
     expect(first.policy.turns + second.policy.turns).toBeLessThanOrEqual(straight.policy.turns + 4);
+    const pool = await loadPool(out, { base: second.options.base });
+    expect(pool.length).toBe(resumed.poolSize);
+    // A member index.json lists whose file is gone is said, not silently left out.
+    await rm(join(out, `${pool[0]?.id}.json`));
+    await expect(loadPool(out, { base: second.options.base })).rejects.toThrow(
+      `index.json lists a member without its file: ${pool[0]?.id}.json`,
+    );
   });
 
   it('refuses to resume a folder made with other settings', async () => {

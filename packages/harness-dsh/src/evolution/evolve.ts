@@ -334,5 +334,7 @@ export async function evolvePool<T extends Task>(options: EvolveOptions<T>): Pro
     emit({ kind: 'round', round, parents: record.parents, children: record.children.length, resumed });
     for (const id of record.children) await ensureEvaluated(id);
   }
-  return writeReport();
+  const summary = await writeReport();
+  await store.finish();
+  return summary;
 }

@@ -4,6 +4,13 @@ import { join } from 'node:path';
 import { ConfigError, type HarnessSpec, InputError, readJson, writeJsonAtomic } from '@harness-s/core';
 import { type VariantCheckOptions, validateVariant } from './compliance.js';
 
+/**
+ * Written in a pool folder's `state/` when its evolution has finished, and removed when one
+ * continues it: a folder with `state/` and without it holds a pool still growing, or one whose
+ * evolution was stopped.
+ */
+export const evolutionFinishedFile = join('state', 'finished.json');
+
 /** Files of a pool folder that are not variants. */
 export const poolReservedFiles = new Set(['index.json', 'summary.json']);
 
@@ -35,7 +42,19 @@ export async function loadPool(dir: string, options: VariantCheckOptions = {}): 
       cause: error,
     });
   }
+  if (existsSync(join(dir, 'state', 'config.json')) && !existsSync(join(dir, evolutionFinishedFile)))
+    throw new InputError(
+      `pool folder ${dir}: its evolution has not finished (stopped, or still running), so it may lack variants: continue it with \`harness-s evolve --out ${dir}\` and the same settings (finished work is not done again)`,
+      { code: 'unfinished-pool' },
+    );
   const files = names.filter((name) => name.endsWith('.json') && !poolReservedFiles.has(name)).sort();
+  const successes = await validationSuccesses(dir);
+  const missing = [...successes.keys()].filter((id) => !files.includes(`${id}.json`));
+  if (missing.length > 0)
+    throw new InputError(
+      `pool folder ${dir}: index.json lists ${missing.length === 1 ? 'a member' : 'members'} without ${missing.length === 1 ? 'its file' : 'their files'}: ${missing.map((id) => `${id}.json`).join(', ')}; restore ${missing.length === 1 ? 'it' : 'them'}, or evolve the pool again`,
+      { code: 'incomplete-pool' },
+    );
   if (files.length === 0)
     throw new InputError(
       `pool folder ${dir} holds no variant (no <id>.json besides index.json and summary.json): give the folder evolve wrote its variants to`,
@@ -56,7 +75,6 @@ export async function loadPool(dir: string, options: VariantCheckOptions = {}): 
     }
     pool.push(spec);
   }
-  const successes = await validationSuccesses(dir);
   const score = (id: string) => successes.get(id) ?? -1;
   return pool.sort((a, b) => score(b.id) - score(a.id) || a.id.localeCompare(b.id));
 }
