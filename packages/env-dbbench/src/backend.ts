@@ -27,8 +27,17 @@ export interface SessionLimits {
   statementTimeoutMs?: number;
   /** Rows fetched per statement at most; the rest are not fetched (default 10 000). */
   maxRows?: number;
-  /** Bytes of cell text fetched per statement at most (default 4 MiB). */
+  /**
+   * Bytes of cell text (UTF-8) fetched per statement at most (default 4 MiB). On a server, a single
+   * row longer than this is skipped as it arrives, never held in memory.
+   */
   maxResultBytes?: number;
+  /**
+   * Disk the episode's own tables may take, with their indexes and TOAST, temporary tables included
+   * (PostgreSQL and PGlite; default 256 MiB). Measured after every statement: one that leaves more is
+   * undone, and when undone rows still hold the space, the whole episode is.
+   */
+  maxEpisodeBytes?: number;
 }
 
 /** The defaults of `SessionLimits`. */
@@ -36,6 +45,7 @@ export const defaultSessionLimits: Required<SessionLimits> = {
   statementTimeoutMs: 60_000,
   maxRows: 10_000,
   maxResultBytes: 4 * 1024 * 1024,
+  maxEpisodeBytes: 256 * 1024 * 1024,
 };
 
 /** One episode's connection to its own copy of the task's table. */

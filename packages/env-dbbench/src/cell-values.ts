@@ -138,10 +138,10 @@ export function toPythonValue(kind: CellKind, raw: unknown): PythonValue {
   }
 }
 
-/** Rough size of a cell as fetched, for the per-statement byte cap. */
+/** Size of a cell as fetched (text in UTF-8, as the server sends it), for the per-statement byte cap. */
 export function cellBytes(raw: unknown): number {
   if (raw === null || raw === undefined) return 1;
-  if (typeof raw === 'string') return raw.length;
+  if (typeof raw === 'string') return Buffer.byteLength(raw, 'utf8');
   if (raw instanceof Uint8Array) return raw.byteLength;
   return 8;
 }

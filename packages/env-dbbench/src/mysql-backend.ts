@@ -15,6 +15,7 @@ import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js
 import { redactUrl, serverAddress } from './database-url.js';
 import { dropMysqlRun } from './mysql-cleanup.js';
 import { closeMysql, connectMysql, type MysqlStopper, runMysql } from './mysql-client.js';
+import { PacketGate } from './mysql-frames.js';
 import { MysqlSession } from './mysql-session.js';
 import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from './naming.js';
 import type { DbbenchTask } from './records.js';
@@ -63,6 +64,8 @@ interface Store {
 /** A pooled connection, and whether it can start the next episode of its store at once. */
 interface Worker {
   connection: mysql.Connection;
+  /** Bounds every packet the server sends on `connection`. */
+  gate: PacketGate;
   /**
    * The store whose user it is logged in as, when its session is exactly as opening left it (the last
    * episode changed nothing in the session) and its next transaction has begun: an episode of that
@@ -128,9 +131,10 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
   const workers = new SlotPool<Worker>({
     maxSlots: options.maxSessions ?? 32,
     spareSlots: options.spareSessions ?? 2,
-    create: async () => ({
-      readyFor: null,
-      connection: await connectMysql({
+    create: async () => {
+      // A row may take the byte cap plus its framing.
+      const gate = new PacketGate(limits.maxResultBytes + 64 * 1024);
+      const connection = await connectMysql({
         url: options.url,
         user: idleUser.name,
         password: idleUser.password,
@@ -139,8 +143,10 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
         charset,
         // AgentBench's client runs every statement of a call (multi=True); the first result is shown.
         multipleStatements: true,
-      }),
-    }),
+        gate,
+      });
+      return { readyFor: null, connection, gate };
+    },
     destroy: (worker) => closeMysql(worker.connection),
   });
 
@@ -261,6 +267,7 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
       episodeWorker.readyFor = null;
       return new MysqlSession(task, {
         connection: episodeWorker.connection,
+        gate: episodeWorker.gate,
         database: store.name,
         limits,
         stopper,

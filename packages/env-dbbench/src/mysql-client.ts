@@ -7,6 +7,7 @@ import { ConfigError, InfrastructureError } from '@harness-s/core';
 import mysql from 'mysql2';
 import { mysqlCellKind } from './cell-values.js';
 import { redactUrl, serverAddress, unreachableError } from './database-url.js';
+import { GatedMysqlSocket, type PacketGate } from './mysql-frames.js';
 import type { EngineError } from './postgres-session.js';
 import type { ResultCollector } from './result-collector.js';
 import type { StatementKind } from './statement-kind.js';
@@ -23,6 +24,8 @@ export interface MysqlConnectOptions {
   multipleStatements?: boolean;
   /** Connection character set and collation, e.g. `UTF8MB4_GENERAL_CI`. */
   charset?: string;
+  /** Bounds every packet the server sends before mysql2 reads it (episode connections). */
+  gate?: PacketGate;
 }
 
 /** Error numbers that mean the connection is gone (killed, server shutting down), not a failed statement. */
@@ -30,6 +33,22 @@ const lostConnectionErrors = new Set([1053, 1152, 1184, 1927, 2006, 2013]);
 
 /** Error numbers of a statement stopped by a time limit or by `KILL QUERY`. */
 export const interruptedErrors = { killed: 1317, mariadbTimeout: 1969, mysqlTimeout: 3024 } as const;
+
+/** `ER_CONNECTION_KILLED`: the statement's connection was killed while it ran. */
+const connectionKilled = 1927;
+
+/**
+ * Thrown by `streamMysqlStatement` when the connection was killed while the agent's statement ran and
+ * the backend did not kill it: the statement killed its own connection (a user may always kill its own
+ * connections, also from a procedure, a trigger or a prepared statement). `message` is the server's
+ * error in mysql-connector's text.
+ */
+export class ConnectionKilledByStatement extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConnectionKilledByStatement';
+  }
+}
 
 /** The engine's error in mysql-connector's text (`1146 (42S02): Table ... doesn't exist`), or null when the connection failed. */
 export function mysqlEngineError(error: unknown): EngineError | null {
@@ -75,6 +94,7 @@ export async function connectMysql(options: MysqlConnectOptions): Promise<mysql.
     jsonStrings: true,
     // The server may not read files from this machine.
     flags: ['-LOCAL_FILES'],
+    ...(options.gate ? { stream: () => gatedSocket(options.gate as PacketGate, address.host, address.port) } : {}),
   });
   // A connection that dies between queries emits 'error'; the next query then fails and reports it.
   connection.on('error', () => undefined);
@@ -92,6 +112,14 @@ export async function connectMysql(options: MysqlConnectOptions): Promise<mysql.
     throw unreachableError(options.url, error);
   }
   return connection;
+}
+
+/** A connected socket that bounds what the server sends (mysql2 connects only the sockets it makes). */
+function gatedSocket(gate: PacketGate, host: string, port: number): GatedMysqlSocket {
+  const socket = new GatedMysqlSocket(gate);
+  socket.connect(port, host);
+  socket.setNoDelay(true);
+  return socket;
 }
 
 /** Runs `sql`; resolves with the rows (or the OK packet) and the column definitions. */
@@ -145,6 +173,7 @@ const inTransactionFlag = 1;
  */
 export function streamMysqlStatement(
   connection: mysql.Connection,
+  gate: PacketGate | undefined,
   sql: string,
   collector: ResultCollector,
   kind: StatementKind,
@@ -157,6 +186,7 @@ export function streamMysqlStatement(
     let settled = false;
     let columnsSet = false;
     const timers: NodeJS.Timeout[] = [];
+    let killedConnection = false;
     const stop = (reason: 'cap' | 'timeout') => {
       stopped = reason;
       end.killed = true;
@@ -167,8 +197,16 @@ export function streamMysqlStatement(
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       connection.off('error', onConnectionLost);
+      if (gate) gate.onOversized = null;
       body();
     };
+    // A row over the packet bound never reaches mysql2: the result is cut there, as at the byte cap.
+    if (gate) {
+      gate.onOversized = () => {
+        collector.cut('bytes');
+        if (kind.kind === 'read' && stopped === null) stop('cap');
+      };
+    }
     // mysql2 reports a lost connection to the connection, not to a query without a callback.
     const onConnectionLost = (error: Error) => settle(() => reject(lostMysqlConnection(error)));
     connection.on('error', onConnectionLost);
@@ -201,6 +239,12 @@ export function streamMysqlStatement(
           end.timedOut = true;
           return resolve(end);
         }
+        if (error.errno === connectionKilled && !killedConnection) {
+          const state = (error as { sqlState?: string }).sqlState ?? '70100';
+          return reject(
+            new ConnectionKilledByStatement(`${connectionKilled} (${state}): ${error.message}`, { cause: error }),
+          );
+        }
         reject(mysqlEngineError(error) ? error : lostMysqlConnection(error));
       });
     });
@@ -214,7 +258,10 @@ export function streamMysqlStatement(
     timers.push(
       setTimeout(() => stop('timeout'), timing.timeoutMs + timing.graceMs),
       setTimeout(
-        () => stopper.killConnection(connection.threadId).catch(() => undefined),
+        () => {
+          killedConnection = true;
+          stopper.killConnection(connection.threadId).catch(() => undefined);
+        },
         timing.timeoutMs + timing.graceMs + 10_000,
       ),
     );

@@ -50,8 +50,17 @@ const punctuation = new Set('(),;.');
 const identifierCharacter = /[\p{L}\p{N}_$\u0080-\uffff]/u;
 const numberPattern = /^(?:0x[0-9a-f]+|0b[01]+|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)/i;
 
+/** The SQL modes that change where a quoted token ends. */
+export interface MysqlLexOptions {
+  /** Backslash escapes in quoted strings (default true; off under `NO_BACKSLASH_ESCAPES`). */
+  backslashEscapes?: boolean;
+  /** `"..."` is an identifier, without backslash escapes (`ANSI_QUOTES`; default false). */
+  ansiQuotes?: boolean;
+}
+
 /** Splits MySQL SQL into tokens; never throws, and unknown characters become one-character operators. */
-export function tokenizeMysql(sql: string): MysqlToken[] {
+export function tokenizeMysql(sql: string, options: MysqlLexOptions = {}): MysqlToken[] {
+  const backslashEscapes = options.backslashEscapes ?? true;
   const tokens: MysqlToken[] = [];
   let position = 0;
   const push = (kind: MysqlTokenKind, end: number, value?: string, unterminated?: boolean): void => {
@@ -65,14 +74,14 @@ export function tokenizeMysql(sql: string): MysqlToken[] {
     const whitespace = /^\s+/.exec(rest);
     if (whitespace) {
       push('whitespace', position + whitespace[0].length);
-    } else if (character === "'" || character === '"') {
-      const literal = scanQuoted(sql, position, character, true);
+    } else if (character === "'" || (character === '"' && !options.ansiQuotes)) {
+      const literal = scanQuoted(sql, position, character, backslashEscapes);
       push('string', literal.end, literal.value, literal.unterminated);
-    } else if (character === '`') {
-      const identifier = scanQuoted(sql, position, '`', false);
+    } else if (character === '`' || character === '"') {
+      const identifier = scanQuoted(sql, position, character, false);
       push('quoted-identifier', identifier.end, identifier.value, identifier.unterminated);
-    } else if (character === '#' || /^--(?:\s|$)/.test(rest)) {
-      // MySQL needs a space after `--`; `1--1` is one minus minus one.
+    } else if (character === '#' || (rest.startsWith('--') && !(rest.charCodeAt(2) > 32))) {
+      // MySQL needs a space or control character after `--`; `1--1` is one minus minus one.
       const newline = sql.indexOf('\n', position);
       push('comment', newline === -1 ? sql.length : newline);
     } else if (rest.startsWith('/*')) {

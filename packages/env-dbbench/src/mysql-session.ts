@@ -10,6 +10,7 @@ import { InfrastructureError } from '@harness-s/core';
 import type mysql from 'mysql2';
 import type { DbbenchSession, SessionLimits, SqlOutcome } from './backend.js';
 import {
+  ConnectionKilledByStatement,
   interruptedErrors,
   lostMysqlConnection,
   type MysqlStopper,
@@ -17,6 +18,7 @@ import {
   runMysql,
   streamMysqlStatement,
 } from './mysql-client.js';
+import type { PacketGate } from './mysql-frames.js';
 import type { SessionEnd } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { ResultCollector, timeoutMessage } from './result-collector.js';
@@ -28,6 +30,8 @@ const transactionRolledBack = new Set([1205, 1213]);
 
 export interface MysqlSessionOptions {
   connection: mysql.Connection;
+  /** The bound on what the server sends on `connection`, when it has one. */
+  gate?: PacketGate;
   /** The episode's database, where the task table is. */
   database: string;
   limits: Required<SessionLimits>;
@@ -47,6 +51,8 @@ export class MysqlSession implements DbbenchSession {
   private dirty = false;
   private broken = false;
   private sessionTouched = false;
+  /** The server's error when one of the agent's statements killed the episode's connection. */
+  private killedBy: string | null = null;
 
   constructor(
     private readonly task: DbbenchTask,
@@ -55,6 +61,7 @@ export class MysqlSession implements DbbenchSession {
 
   async execute(sql: string): Promise<SqlOutcome> {
     this.ensureOpen();
+    if (this.killedBy) return { ok: false, message: this.afterKill(), code: '2013' };
     const kind = classifyStatement(sql, 'mysql');
     if (kind.kind === 'no-effect') return { ok: true, columns: [], rows: [], truncated: null };
     if (kind.kind === 'missing-savepoint') {
@@ -65,7 +72,7 @@ export class MysqlSession implements DbbenchSession {
     const { connection, stopper, limits, graceMs } = this.options;
     if (touchesMysqlSession(sql)) this.sessionTouched = true;
     try {
-      const end = await streamMysqlStatement(connection, sql, collector, kind, stopper, {
+      const end = await streamMysqlStatement(connection, this.options.gate, sql, collector, kind, stopper, {
         timeoutMs: limits.statementTimeoutMs,
         graceMs,
       });
@@ -74,6 +81,16 @@ export class MysqlSession implements DbbenchSession {
       if (end.timedOut) return { ok: false, message: timeoutMessage(limits), code: '1969' };
       return collector.outcome();
     } catch (error) {
+      if (error instanceof ConnectionKilledByStatement) {
+        // The agent's doing, not the server's: an observation, and the episode goes on without a database.
+        this.broken = true;
+        this.killedBy = error.message;
+        return {
+          ok: false,
+          message: `${error.message} (the statement killed the episode's own connection: everything the episode did is undone, and no further statement can run)`,
+          code: '1927',
+        };
+      }
       const engineError = mysqlEngineError(error);
       if (!engineError) return this.lost(error);
       if (transactionRolledBack.has(Number(engineError.code))) this.dirty = true;
@@ -81,18 +98,31 @@ export class MysqlSession implements DbbenchSession {
     }
   }
 
+  /** The observation for anything asked of the database after a statement killed the connection. */
+  private afterKill(): string {
+    return `the episode's connection was killed by one of its own statements (${this.killedBy}): no statement can run`;
+  }
+
   async readTable(): Promise<{ rows: Array<Array<string | null>> } | { error: string }> {
     this.ensureOpen();
+    if (this.killedBy) return { error: this.afterKill() };
     const columns = this.task.columns.map(quoteMysql).join(', ');
     // Named with its database: the agent may have switched to another with USE.
     const table = `${quoteMysql(this.options.database)}.${quoteMysql(this.task.tableName)}`;
+    const { gate } = this.options;
+    let skipped = false;
+    if (gate) gate.onOversized = () => (skipped = true);
     try {
       const rows = await runMysql<unknown[][]>(this.options.connection, `SELECT ${columns} FROM ${table}`, [], true);
+      if (skipped)
+        return { error: `a row is longer than the ${gate?.maxPacketBytes} bytes a row may take when it is fetched` };
       return { rows: rows.map((row) => row.map((cell) => (cell === null ? null : cellText(cell)))) };
     } catch (error) {
       const engineError = mysqlEngineError(error);
       if (!engineError) return this.lost(error);
       return { error: engineError.message };
+    } finally {
+      if (gate) gate.onOversized = null;
     }
   }
 

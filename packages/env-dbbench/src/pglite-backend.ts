@@ -3,8 +3,10 @@ import type { PGlite } from '@electric-sql/pglite';
 import { InfrastructureError } from '@harness-s/core';
 import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js';
 import { postgresCellKind } from './cell-values.js';
+import { episodeBytesFunctionSql } from './episode-disk.js';
 import { postgresHelperFunctionsSql } from './mysql-dialect.js';
 import { startPglite } from './pglite-engine.js';
+import { screenPgliteStatement } from './pglite-policy.js';
 import { type EngineError, openPostgresSession, type PostgresConnection, type SessionEnd } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { resolveLimits } from './result-collector.js';
@@ -25,7 +27,7 @@ const compatSchema = 'dbbench_compat';
 const searchPathSql = `SET search_path TO public, ${compatSchema}`;
 
 /** Creates `public` and the compatibility schema with its functions, and sets the search path. */
-const freshSchemasSql = `CREATE SCHEMA IF NOT EXISTS public; CREATE SCHEMA ${compatSchema}; SET search_path TO ${compatSchema}; ${postgresHelperFunctionsSql}; ${searchPathSql};`;
+const freshSchemasSql = `CREATE SCHEMA IF NOT EXISTS public; CREATE SCHEMA ${compatSchema}; SET search_path TO ${compatSchema}; ${postgresHelperFunctionsSql}; ${episodeBytesFunctionSql} ${searchPathSql};`;
 
 /** Types whose PGlite parsing loses what Python would print (digits, microseconds): read as text. */
 const textParsers = Object.fromEntries(
@@ -83,7 +85,9 @@ function pgliteConnection(engine: PGlite): PostgresConnection {
  *
  * Limits: PGlite cannot stop a running statement (it is single-threaded, in this process), so an
  * endless query blocks its engine; the row and byte caps apply only after the engine has produced
- * the whole result. Use a PostgreSQL or MySQL server for untrusted models at scale.
+ * the whole result. It runs as superuser, so statements that could reach beyond the episode's tables
+ * are refused before they run (pglite-policy.ts). Use a PostgreSQL or MySQL server for untrusted
+ * models at scale.
  */
 export function createPgliteBackend(options: PgliteBackendOptions = {}): DbbenchBackend {
   const poolSize = options.poolSize ?? 1;
@@ -188,6 +192,7 @@ export function createPgliteBackend(options: PgliteBackendOptions = {}): Dbbench
         schema: 'public',
         limits,
         resetSql: ['DISCARD ALL', searchPathSql],
+        screen: screenPgliteStatement,
         release: (end) => release(engine, end),
       });
     },

@@ -11,10 +11,12 @@ import { ConfigError, InfrastructureError } from '@harness-s/core';
 import pg from 'pg';
 import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js';
 import { redactUrl, serverAddress } from './database-url.js';
+import { episodeBytesFunctionSql } from './episode-disk.js';
 import { postgresHelperFunctionsSql } from './mysql-dialect.js';
 import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from './naming.js';
 import { dropPostgresRun } from './postgres-cleanup.js';
 import { connectPostgres, postgresConnection, type StatementStopper } from './postgres-client.js';
+import { MessageGate } from './postgres-frames.js';
 import { openPostgresSession, type SessionEnd } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { resolveLimits } from './result-collector.js';
@@ -39,9 +41,25 @@ export interface PostgresBackendOptions extends SessionLimits {
 /** Schema of the MySQL-compatibility functions. */
 const compatSchema = 'dbbench_compat';
 
+/** Bytes a message may take beyond its cells: the row's framing, 4 bytes per column. */
+const messageOverheadBytes = 64 * 1024;
+
+/**
+ * Functions every episode could otherwise call, revoked in the run database: ending its own connection
+ * (`pg_terminate_backend`, which would look like a server fault and be retried), and large objects,
+ * which live outside the episode's schema where its disk limit does not see them.
+ */
+const revokedFunctionsSql = `DO $$ DECLARE target regprocedure; BEGIN
+  FOR target IN SELECT oid::regprocedure FROM pg_proc
+    WHERE pronamespace = 'pg_catalog'::regnamespace
+      AND (proname IN ('pg_terminate_backend', 'loread', 'lowrite') OR proname LIKE 'lo\\_%')
+  LOOP EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', target); END LOOP;
+END $$;`;
+
 interface Slot {
   role: string;
   client: pg.Client;
+  gate: MessageGate;
   processId: number;
 }
 
@@ -111,17 +129,11 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
       max: 3,
     });
     admin.on('error', () => undefined);
-    // The helpers are owned by the admin and only executable by episodes; episodes may not end their
-    // own connection (pg_terminate_backend), which would look like a server fault and be retried.
+    // The helpers are owned by the admin and only executable by episodes.
     await admin.query(
       `BEGIN; REVOKE ALL ON SCHEMA public FROM PUBLIC; CREATE SCHEMA ${compatSchema};
-       SET LOCAL search_path TO ${compatSchema}; ${postgresHelperFunctionsSql};
-       GRANT USAGE ON SCHEMA ${compatSchema} TO PUBLIC;
-       DO $$ DECLARE target regprocedure; BEGIN
-         FOR target IN SELECT oid::regprocedure FROM pg_proc
-           WHERE proname = 'pg_terminate_backend' AND pronamespace = 'pg_catalog'::regnamespace
-         LOOP EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', target); END LOOP;
-       END $$; COMMIT;`,
+       SET LOCAL search_path TO ${compatSchema}; ${postgresHelperFunctionsSql}; ${episodeBytesFunctionSql}
+       GRANT USAGE ON SCHEMA ${compatSchema} TO PUBLIC; ${revokedFunctionsSql} COMMIT;`,
     );
   };
 
@@ -139,6 +151,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
        CREATE SCHEMA ${quoted} AUTHORIZATION ${quoted};`,
     );
     try {
+      const gate = new MessageGate(limits.maxResultBytes + messageOverheadBytes);
       const client = await connectPostgres({
         url: options.url,
         user: role,
@@ -147,8 +160,9 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
         applicationName: database,
         connectTimeoutMs,
         textValues: true,
+        gate,
       });
-      return { role, client, processId: (client as unknown as { processID: number }).processID };
+      return { role, client, gate, processId: (client as unknown as { processID: number }).processID };
     } catch (error) {
       await dropRole(role);
       throw error;
@@ -197,7 +211,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
     async openSession(task: DbbenchTask): Promise<DbbenchSession> {
       await start();
       const slot = await pool.lease();
-      return openPostgresSession(postgresConnection(slot.client, stopper, timing), task, {
+      return openPostgresSession(postgresConnection(slot.client, slot.gate, stopper, timing), task, {
         schema: slot.role,
         limits,
         release: (end: SessionEnd) => pool.release(slot, end.dirty || end.broken),

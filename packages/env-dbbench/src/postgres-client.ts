@@ -7,7 +7,8 @@ import { ConfigError, InfrastructureError } from '@harness-s/core';
 import pg from 'pg';
 import { postgresCellKind } from './cell-values.js';
 import { redactUrl, serverAddress, unreachableError } from './database-url.js';
-import { type EngineError, type PostgresConnection, StatementTimedOut } from './postgres-session.js';
+import { GatedSocket, type MessageGate, type OversizedMessage } from './postgres-frames.js';
+import { type EngineError, type PostgresConnection, StatementTimedOut, type StreamEnd } from './postgres-session.js';
 import type { ResultCollector } from './result-collector.js';
 import type { StatementKind } from './statement-kind.js';
 
@@ -35,6 +36,8 @@ export interface PostgresConnectOptions {
   connectTimeoutMs: number;
   /** Parse nothing: values arrive as text (episode connections). */
   textValues?: boolean;
+  /** Bounds every message the server sends before node-postgres reads it (episode connections). */
+  gate?: MessageGate;
 }
 
 /**
@@ -52,6 +55,7 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
     application_name: options.applicationName,
     connectionTimeoutMillis: options.connectTimeoutMs,
     ...(options.textValues ? { types: textTypes } : {}),
+    ...(options.gate ? { stream: () => new GatedSocket(options.gate as MessageGate) } : {}),
   });
   // A connection that dies between queries emits 'error'; the next query then fails and reports it.
   client.on('error', () => undefined);
@@ -104,9 +108,18 @@ export interface WatchdogTiming {
   graceMs: number;
 }
 
-/** An episode client as a `PostgresConnection` with a watchdog and streaming row caps. */
+/** The error of a read whose rows include one longer than the connection's message bound. */
+function rowTooLong(gate: MessageGate): Error & { code: string } {
+  return Object.assign(
+    new Error(`a row is longer than the ${gate.maxMessageBytes} bytes a row may take when it is fetched`),
+    { code: '54000' },
+  );
+}
+
+/** An episode client as a `PostgresConnection` with a watchdog, streaming row caps and a message bound. */
 export function postgresConnection(
   client: pg.Client,
+  gate: MessageGate,
   stopper: StatementStopper,
   timing: WatchdogTiming,
 ): PostgresConnection {
@@ -115,9 +128,20 @@ export function postgresConnection(
     run: async (sql, params) => {
       await query(client, params?.length ? { text: sql, values: params } : sql);
     },
-    rows: async (sql) =>
-      (await query(client, { text: sql, rowMode: 'array' } as pg.QueryArrayConfig)).rows as Array<Array<string | null>>,
-    stream: (sql, collector, kind) => streamStatement(client, processId, sql, collector, kind, stopper, timing),
+    rows: async (sql) => {
+      let skipped = false;
+      gate.onOversized = (message) => {
+        if (message.type === 'D') skipped = true;
+      };
+      try {
+        const result = await query(client, { text: sql, rowMode: 'array' } as pg.QueryArrayConfig);
+        if (skipped) throw rowTooLong(gate);
+        return result.rows as Array<Array<string | null>>;
+      } finally {
+        gate.onOversized = null;
+      }
+    },
+    stream: (sql, collector, kind) => streamStatement(client, gate, processId, sql, collector, kind, stopper, timing),
     inTransaction: () => client.getTransactionStatus() !== 'I',
     engineError: postgresEngineError,
   };
@@ -125,23 +149,34 @@ export function postgresConnection(
 
 function streamStatement(
   client: pg.Client,
+  gate: MessageGate,
   processId: number,
   sql: string,
   collector: ResultCollector,
   kind: StatementKind,
   stopper: StatementStopper,
   timing: WatchdogTiming,
-): Promise<{ failed: boolean }> {
+): Promise<StreamEnd> {
   return new Promise((resolve, reject) => {
     let stopped: 'cap' | 'timeout' | null = null;
     let settled = false;
     let columnsSet = false;
+    let errorCut = false;
+    /** The backend's cancel, once sent: the statement settles only after it was delivered. */
+    let cancelled: Promise<void> = Promise.resolve();
     const timers: NodeJS.Timeout[] = [];
+    const stop = (reason: 'cap' | 'timeout') => {
+      stopped = reason;
+      const sent = stopper.cancel(processId).catch(() => undefined);
+      cancelled = cancelled.then(() => sent);
+    };
     const settle = (body: () => void) => {
       if (settled) return;
       settled = true;
       for (const timer of timers) clearTimeout(timer);
-      body();
+      gate.onOversized = null;
+      // A cancel still on its way would stop whatever the connection runs next.
+      void cancelled.then(body);
     };
     const setColumns = (fields: Array<{ name: string; dataTypeID: number }> | undefined) => {
       if (columnsSet || !fields) return;
@@ -151,26 +186,32 @@ function streamStatement(
         fields.map((field) => postgresCellKind(field.dataTypeID)),
       );
     };
+    // A row over the message bound never reaches node-postgres: the result is cut there, as at the byte cap.
+    gate.onOversized = (message: OversizedMessage) => {
+      if (message.type === 'E') errorCut = true;
+      if (message.type !== 'D') return;
+      collector.cut('bytes');
+      if (kind.kind === 'read' && stopped === null) stop('cap');
+    };
     // Extended protocol: one statement only, as AgentBench's one-statement rule asks.
     const statement = new pg.Query({ text: sql, rowMode: 'array', queryMode: 'extended' } as pg.QueryConfig);
     statement.on('row', (row: unknown[], result?: { fields?: Array<{ name: string; dataTypeID: number }> }) => {
       setColumns(result?.fields);
       // Past a cap rows are dropped; a read is cancelled at once, a change runs to its end.
-      if (!collector.add(row) && kind.kind === 'read' && stopped === null) {
-        stopped = 'cap';
-        stopper.cancel(processId).catch(() => undefined);
-      }
+      if (!collector.add(row) && kind.kind === 'read' && stopped === null) stop('cap');
     });
     statement.on('end', (result?: { fields?: Array<{ name: string; dataTypeID: number }> }) => {
       settle(() => {
         setColumns(result?.fields);
-        resolve({ failed: false });
+        resolve({ failed: false, stopped });
       });
     });
     statement.on('error', (error: Error & { code?: string }) => {
+      if (errorCut)
+        error.message = `${error.message}... (the message was cut: it is longer than ${gate.maxMessageBytes} bytes)`;
       settle(() => {
         const cancelled = error.code === '57014';
-        if (cancelled && stopped === 'cap') resolve({ failed: true });
+        if (cancelled && stopped === 'cap') resolve({ failed: true, stopped });
         else if (cancelled && (stopped === 'timeout' || /statement timeout/.test(error.message)))
           reject(new StatementTimedOut());
         else if (stopped === 'timeout' && !postgresEngineError(error)) reject(lostConnection(error));
@@ -178,10 +219,7 @@ function streamStatement(
       });
     });
     timers.push(
-      setTimeout(() => {
-        stopped = 'timeout';
-        stopper.cancel(processId).catch(() => undefined);
-      }, timing.timeoutMs + timing.graceMs),
+      setTimeout(() => stop('timeout'), timing.timeoutMs + timing.graceMs),
       // A statement that ignores the cancel (some C code does not check for interrupts) loses its connection.
       setTimeout(() => stopper.terminate(processId).catch(() => undefined), timing.timeoutMs + timing.graceMs + 10_000),
     );

@@ -11,6 +11,7 @@
  */
 import { InfrastructureError } from '@harness-s/core';
 import type { DbbenchSession, SessionLimits, SqlOutcome } from './backend.js';
+import { episodeBytesSql, mebibytes } from './episode-disk.js';
 import type { DbbenchTask } from './records.js';
 import { ResultCollector, timeoutMessage } from './result-collector.js';
 import {
@@ -44,13 +45,23 @@ export interface PostgresConnection {
   /**
    * Runs one agent statement, streaming its rows into `collector` and stopping it when it runs past
    * the time limit (throws StatementTimedOut) or, for reads, once the collector is full. Returns
-   * whether the transaction was left failed (the statement was cancelled) and needs a rollback.
+   * whether the transaction was left failed (the statement was cancelled) and needs a rollback, and
+   * whether the backend cancelled the statement (by the result caps). Resolves only once any cancel
+   * it sent has been delivered, so that a cancel never reaches the next statement.
    */
-  stream(sql: string, collector: ResultCollector, kind: StatementKind): Promise<{ failed: boolean }>;
+  stream(sql: string, collector: ResultCollector, kind: StatementKind): Promise<StreamEnd>;
   /** Whether a transaction block is open (possibly failed). */
   inTransaction(): boolean;
   /** The engine's error, or null when `error` means the connection itself failed. */
   engineError(error: unknown): EngineError | null;
+}
+
+/** How `PostgresConnection.stream` ended. */
+export interface StreamEnd {
+  /** The statement was cancelled and the transaction needs a rollback to the savepoint. */
+  failed: boolean;
+  /** The backend cancelled the statement: at the result caps, or at the time limit. */
+  stopped?: 'cap' | 'timeout' | null;
 }
 
 /** How the session ended, for its backend. */
@@ -72,6 +83,11 @@ export interface PostgresSessionOptions {
    * (prepared statements, advisory locks, sequence state); default `DISCARD ALL`.
    */
   resetSql?: readonly string[];
+  /**
+   * Refuses statements before they run: returns the observation for one that may not run here, or
+   * null (PGlite, which runs as superuser, screens what reaches beyond the episode's tables).
+   */
+  screen?: (sql: string) => string | null;
   /** Called once when the session closes; returns the connection to its backend. */
   release: (end: SessionEnd) => Promise<void>;
 }
@@ -85,6 +101,10 @@ class PostgresSession implements DbbenchSession {
   private broken = false;
   /** An agent statement may have left session state that the closing rollback keeps. */
   private sessionTouched = false;
+  /** What the session is doing on its own behalf, for the message should it fail. */
+  private step = 'opening the episode';
+  /** How the backend stopped the last agent statement, if it did. */
+  private lastStop: StreamEnd['stopped'] = null;
 
   constructor(
     private readonly connection: PostgresConnection,
@@ -94,9 +114,14 @@ class PostgresSession implements DbbenchSession {
 
   /** Begins the episode's transaction and creates the task table in it. */
   async begin(): Promise<void> {
-    // One round trip: the transaction, the table and its rows.
-    await this.guard(() =>
-      this.connection.run(`BEGIN; ${createTableSql('postgres', this.task)} ${insertRowsLiteralSql(this.task)}`),
+    await this.guard(() => this.createTable());
+  }
+
+  /** One round trip: the transaction, the table and its rows. */
+  private createTable(): Promise<void> {
+    return this.run(
+      'creating the task table',
+      `BEGIN; ${createTableSql('postgres', this.task)} ${insertRowsLiteralSql(this.task)}`,
     );
   }
 
@@ -108,27 +133,87 @@ class PostgresSession implements DbbenchSession {
       return { ok: false, message: missingSavepointMessage('postgres', kind.savepoint), code: '3B001' };
     }
     if (kind.kind === 'refused') return { ok: false, message: kind.reason, code: '42501' };
+    const refusal = this.options.screen?.(sql);
+    if (refusal) return { ok: false, message: refusal, code: '42501' };
     const collector = new ResultCollector(this.options.limits);
     if (touchesSessionState(sql)) this.sessionTouched = true;
     return this.guard(async () => {
       await this.startStatement();
+      let outcome: SqlOutcome;
       try {
-        const { failed } = await this.connection.stream(sql, collector, kind);
-        if (failed) await this.connection.run(`ROLLBACK TO SAVEPOINT ${savepoint}`);
-        return collector.outcome();
-      } catch (error) {
-        if (error instanceof StatementTimedOut) {
-          await this.connection.run(`ROLLBACK TO SAVEPOINT ${savepoint}`);
-          return { ok: false, message: timeoutMessage(this.options.limits), code: '57014' };
-        }
-        const engineError = this.connection.engineError(error);
-        if (!engineError) throw error;
-        await this.connection.run(`ROLLBACK TO SAVEPOINT ${savepoint}`);
-        return { ok: false, message: engineError.message, code: engineError.code };
+        outcome = await this.runStatement(sql, collector, kind);
       } finally {
         this.noticeEscape();
       }
+      return (await this.checkDisk()) ?? outcome;
     });
+  }
+
+  /** The agent's statement, its failure undone alone. */
+  private async runStatement(sql: string, collector: ResultCollector, kind: StatementKind): Promise<SqlOutcome> {
+    this.lastStop = null;
+    try {
+      const { failed, stopped } = await this.connection.stream(sql, collector, kind);
+      this.lastStop = stopped ?? null;
+      if (failed)
+        await this.run('undoing a statement stopped at the result caps', `ROLLBACK TO SAVEPOINT ${savepoint}`);
+      return collector.outcome();
+    } catch (error) {
+      if (error instanceof StatementTimedOut) {
+        this.lastStop = 'timeout';
+        await this.run('undoing a statement stopped at the time limit', `ROLLBACK TO SAVEPOINT ${savepoint}`);
+        return { ok: false, message: timeoutMessage(this.options.limits), code: '57014' };
+      }
+      const engineError = this.connection.engineError(error);
+      if (!engineError) throw error;
+      await this.run('undoing a failed statement', `ROLLBACK TO SAVEPOINT ${savepoint}`);
+      return { ok: false, message: engineError.message, code: engineError.code };
+    }
+  }
+
+  /**
+   * The observation for a statement that left the episode's tables over the disk limit, which is then
+   * undone; when undone rows still hold the space (they were written into an older table), the whole
+   * episode is undone and the task table made again. Null when the episode is within the limit.
+   */
+  private async checkDisk(): Promise<SqlOutcome | null> {
+    const limit = this.options.limits.maxEpisodeBytes;
+    const used = await this.episodeBytes();
+    if (typeof used === 'number' && used <= limit) return null;
+    await this.run('undoing a statement over the disk limit', `ROLLBACK TO SAVEPOINT ${savepoint}`);
+    if (typeof used === 'string') {
+      return {
+        ok: false,
+        code: '53100',
+        message: `the statement was undone: the disk its tables take could not be measured after it (${used})`,
+      };
+    }
+    const over = `it left the episode's tables at ${mebibytes(used, true)}, over its ${mebibytes(limit)} disk limit`;
+    const left = await this.episodeBytes();
+    if ((typeof left === 'number' && left <= limit) || this.dirty) {
+      return { ok: false, code: '53100', message: `the statement was undone: ${over}` };
+    }
+    // Undone rows keep their space until the transaction ends: end it, and make the table again.
+    await this.run('starting the episode over after the disk limit', 'ROLLBACK');
+    await this.createTable();
+    return {
+      ok: false,
+      code: '53100',
+      message: `the statement was undone, and with it everything the episode did: ${over}, and undone rows keep their space until the episode is undone; the table is as it was at the start`,
+    };
+  }
+
+  /** Bytes the episode's tables take, or the engine's error text when they cannot be measured. */
+  private async episodeBytes(): Promise<number | string> {
+    this.step = "measuring the episode's tables";
+    try {
+      const rows = await this.connection.rows(episodeBytesSql);
+      return Number(rows[0]?.[0] ?? 0);
+    } catch (error) {
+      const engineError = this.connection.engineError(error);
+      if (!engineError) throw error;
+      return engineError.message;
+    }
   }
 
   async readTable(): Promise<{ rows: Array<Array<string | null>> } | { error: string }> {
@@ -139,11 +224,12 @@ class PostgresSession implements DbbenchSession {
     return this.guard(async () => {
       await this.startStatement();
       try {
+        this.step = 'reading the task table';
         return { rows: await this.connection.rows(`SELECT ${columns} FROM ${table}`) };
       } catch (error) {
         const engineError = this.connection.engineError(error);
         if (!engineError) throw error;
-        await this.connection.run(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+        await this.run('undoing a failed read of the task table', `ROLLBACK TO SAVEPOINT ${savepoint}`);
         return { error: engineError.message };
       }
     });
@@ -169,9 +255,15 @@ class PostgresSession implements DbbenchSession {
   private async startStatement(): Promise<void> {
     if (!this.connection.inTransaction()) {
       this.dirty = true;
-      await this.connection.run('BEGIN');
+      await this.run('beginning a new transaction', 'BEGIN');
     }
-    await this.connection.run(`SAVEPOINT ${savepoint}`);
+    await this.run('making the savepoint before a statement', `SAVEPOINT ${savepoint}`);
+  }
+
+  /** Runs the session's own SQL, saying what it is for should it fail. */
+  private run(step: string, sql: string): Promise<void> {
+    this.step = step;
+    return this.connection.run(sql);
   }
 
   private noticeEscape(): void {
@@ -188,10 +280,15 @@ class PostgresSession implements DbbenchSession {
         throw error;
       }
       const engineError = this.connection.engineError(error);
-      // An engine error here came from our own statements (BEGIN, SAVEPOINT, the table setup).
+      // An engine error here came from the session's own statements (BEGIN, SAVEPOINT, the table setup).
       this.broken = true;
+      const reason = engineError ? `${engineError.message} (SQLSTATE ${engineError.code})` : (error as Error).message;
+      const lateCancel =
+        engineError?.code === '57014' && this.lastStop
+          ? `; the backend had cancelled the agent's previous statement (at the ${this.lastStop === 'cap' ? 'result caps' : 'time limit'}), and the cancel arrived after it ended`
+          : '';
       throw new InfrastructureError(
-        `database error while managing the episode of ${this.task.id}: ${engineError?.message ?? (error as Error).message}`,
+        `database error while managing the episode of ${this.task.id}, ${this.step}: ${reason}${lateCancel}`,
         { code: engineError ? 'db-setup-failed' : 'db-connection-lost', cause: error },
       );
     }

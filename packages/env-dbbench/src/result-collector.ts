@@ -9,6 +9,7 @@ export function resolveLimits(limits: SessionLimits = {}): Required<SessionLimit
     statementTimeoutMs: limits.statementTimeoutMs ?? defaultSessionLimits.statementTimeoutMs,
     maxRows: limits.maxRows ?? defaultSessionLimits.maxRows,
     maxResultBytes: limits.maxResultBytes ?? defaultSessionLimits.maxResultBytes,
+    maxEpisodeBytes: limits.maxEpisodeBytes ?? defaultSessionLimits.maxEpisodeBytes,
   };
 }
 
@@ -48,6 +49,14 @@ export class ResultCollector {
     this.bytes += size;
     this.rows.push(raw.map((cell, index) => toPythonValue(this.kinds[index] ?? 'other', cell)));
     return true;
+  }
+
+  /**
+   * Records that a row was not fetched because it alone is over a cap (the connection skipped it):
+   * the result is cut there, as if `add` had refused it.
+   */
+  cut(limit: ResultTruncation['limit']): void {
+    this.truncation ??= { limit, keptRows: this.rows.length };
   }
 
   get capped(): boolean {

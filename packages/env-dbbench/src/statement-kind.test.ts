@@ -76,6 +76,42 @@ describe('classifyStatement', () => {
     expect(kind('PREPARE s FROM "SELECT 1"')).toBe('change');
   });
 
+  it('refuses on MySQL what any statement of a call, or an executable comment, would do', () => {
+    for (const sql of [
+      'select 1; kill connection_id()',
+      'SELECT 1;\n  KILL QUERY 12',
+      'BEGIN NOT ATOMIC KILL CONNECTION_ID(); END',
+      '/*!KILL CONNECTION_ID()*/',
+      '/*!50000 SELECT 1 */',
+      '/*M!100000 KILL CONNECTION_ID() */',
+      'SELECT 1 /*! ; KILL CONNECTION_ID() */',
+      'SELECT 1; XA START x',
+      "SET PASSWORD = PASSWORD('x')",
+      "SELECT 1; ALTER USER CURRENT_USER() IDENTIFIED BY 'x'",
+      'SET SESSION wait_timeout = 1',
+      'SET @@session.net_write_timeout = 1',
+      'SET STATEMENT interactive_timeout = 1 FOR SELECT 1',
+      // Read under NO_BACKSLASH_ESCAPES the string ends at the second quote, and KILL runs.
+      "SELECT '\\'; KILL CONNECTION_ID(); -- '",
+      // Read under ANSI_QUOTES the double-quoted name ends at the second quote.
+      'SELECT "\\"; KILL CONNECTION_ID(); -- "',
+      'SELECT 1 --\tx\n; KILL 3',
+    ])
+      expect({ sql, kind: kind(sql) }).toEqual({ sql, kind: 'refused' });
+    for (const sql of [
+      "SELECT 'KILL CONNECTION_ID()'",
+      'SELECT `kill` FROM t',
+      'SELECT t.kill FROM t',
+      'SELECT 1 /* KILL */',
+      'SELECT 1 -- ; KILL 3',
+      'SELECT 1; SELECT 2',
+      'SELECT 1 /*+ hint */',
+    ])
+      expect({ sql, kind: kind(sql) }).toEqual({ sql, kind: 'read' });
+    // PostgreSQL runs one statement per call; its comments are comments.
+    expect(kind('/*!KILL CONNECTION_ID()*/ SELECT 1', 'postgres')).toBe('read');
+  });
+
   it('knows which PostgreSQL statements leave state a rollback keeps', () => {
     expect(touchesSessionState('PREPARE p AS SELECT 1')).toBe(true);
     expect(touchesSessionState('SELECT pg_advisory_lock(1)')).toBe(true);

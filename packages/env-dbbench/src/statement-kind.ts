@@ -7,7 +7,7 @@
  * end the episode's transaction nor behave differently from AgentBench.
  */
 import type { SqlDialect } from './backend.js';
-import { isSignificant, type MysqlToken, tokenizeMysql } from './mysql-lexer.js';
+import { isSignificant, type MysqlLexOptions, type MysqlToken, tokenizeMysql } from './mysql-lexer.js';
 
 /** How the backend handles one agent statement. */
 export type StatementKind =
@@ -36,8 +36,15 @@ function savepointName(tokens: readonly MysqlToken[], from: number): string {
   return token?.kind === 'quoted-identifier' || token?.kind === 'string' ? token.value : (token?.text ?? '');
 }
 
-/** Classifies one statement by its leading keywords (comments and whitespace skipped). */
+/**
+ * Classifies one statement by its leading keywords (comments and whitespace skipped). A MySQL call may
+ * hold several statements, all of which run: it is refused when any of them may not run (`refusedMysqlCall`).
+ */
 export function classifyStatement(sql: string, dialect: SqlDialect): StatementKind {
+  if (dialect === 'mysql') {
+    const reason = refusedMysqlCall(sql);
+    if (reason) return { kind: 'refused', reason };
+  }
   const tokens = tokenizeMysql(sql).filter(isSignificant);
   const first = tokens[0];
   if (!first) return { kind: 'change' };
@@ -66,6 +73,55 @@ export function classifyStatement(sql: string, dialect: SqlDialect): StatementKi
   // MySQL: LOCK TABLES ends the transaction; on AgentBench's fresh connection per call it binds nothing.
   if (dialect === 'mysql' && (leading === 'LOCK' || leading === 'UNLOCK')) return { kind: 'no-effect' };
   return { kind: 'change' };
+}
+
+/** The ways SQL modes change where MySQL's quoted tokens end: a call is read in each of them. */
+const mysqlLexModes: MysqlLexOptions[] = [
+  {},
+  { backslashEscapes: false },
+  { ansiQuotes: true },
+  { ansiQuotes: true, backslashEscapes: false },
+];
+
+/** MySQL session variables whose small values make the server drop the connection, as if it failed. */
+const connectionTimeouts = new Set(['WAIT_TIMEOUT', 'INTERACTIVE_TIMEOUT', 'NET_READ_TIMEOUT', 'NET_WRITE_TIMEOUT']);
+
+/**
+ * Why a MySQL call may not run, or null. Every statement of the call counts, not just the first, and
+ * the call is read under every SQL mode that changes how quotes end (the agent may have set one):
+ * - executable comments (those opening with `/*!`, or MariaDB's `/*M!`), which the server runs but a
+ *   reader of the SQL takes for comments;
+ * - `KILL` anywhere: the episode would end its own connection, which looks like a server fault;
+ * - `XA` transactions, which would end the episode's transaction;
+ * - `SET PASSWORD` and `ALTER USER`: the episode's user logs in again for the next episode of the task;
+ * - the connection timeouts (`wait_timeout`...), with which the server would drop the connection.
+ * A statement run from a procedure, trigger or prepared statement is not seen here; the session tells a
+ * connection its own statement killed from a failure (mysql-session.ts).
+ */
+export function refusedMysqlCall(sql: string): string | null {
+  for (const mode of mysqlLexModes) {
+    const tokens = tokenizeMysql(sql, mode);
+    if (tokens.some((token) => token.kind === 'comment' && /^\/\*m?!/i.test(token.text))) {
+      return 'executable comments (/*! ... */) are not available here';
+    }
+    const significant = tokens.filter(isSignificant);
+    for (const [index, token] of significant.entries()) {
+      if (token.kind !== 'word') continue;
+      const name = token.text.replace(/^@@?/, '').toUpperCase();
+      if (connectionTimeouts.has(name))
+        return `${name.toLowerCase()} is not available here: the server would drop the connection`;
+      // `t.kill` names a column.
+      if (significant[index - 1]?.text === '.') continue;
+      const next = significant[index + 1]?.kind === 'word' ? significant[index + 1]?.text.toUpperCase() : '';
+      const starts = index === 0 || significant[index - 1]?.text === ';';
+      if (name === 'KILL') return 'KILL is not available here';
+      if (name === 'XA' && starts) return 'XA transactions are not available here';
+      if ((name === 'SET' && next === 'PASSWORD') || (name === 'ALTER' && next === 'USER')) {
+        return "changing the episode's user is not available here";
+      }
+    }
+  }
+  return null;
 }
 
 /** `SET autocommit = ...` in any spelling (`@@autocommit`, `SESSION autocommit`, `@@session.autocommit`). */
