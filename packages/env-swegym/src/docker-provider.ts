@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { ConfigError, InfrastructureError } from '@harness-s/core';
 import Docker from 'dockerode';
-import { type ContainerLimits, DockerSandbox, defaultContainerLimits } from './docker-sandbox.js';
+import { type ContainerLimits, defaultContainerLimits } from './container-spec.js';
+import { DockerSandbox } from './docker-sandbox.js';
 import { processAlive } from './local-sandbox.js';
 import { type SweSandboxProvider, sandboxLabels } from './swe-sandbox.js';
 
@@ -62,7 +63,7 @@ export function createDockerSandboxProvider(
   return {
     kind: 'docker',
     docker,
-    async create({ image, labels = {} }) {
+    async create({ image, labels = {}, repository }) {
       if (!image) throw new ConfigError('a docker sandbox needs an image', { code: 'no-image' });
       // Asked once while it answers; a daemon that did not is asked again by the next episode.
       reachable ??= assertDockerReachable(docker).catch((error: unknown) => {
@@ -74,6 +75,7 @@ export function createDockerSandboxProvider(
         image,
         labels,
         limits,
+        ...(repository ? { repository } : {}),
         ...(options.repoPath ? { repoPath: options.repoPath } : {}),
       });
     },

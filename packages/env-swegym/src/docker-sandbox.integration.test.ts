@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerTestsEnabled } from './__fixtures__/docker.js';
+import { containerLabels } from './container-spec.js';
 import { createDockerSandboxProvider, removeSwegymContainers } from './docker-provider.js';
-import { containerLabels, type DockerSandbox } from './docker-sandbox.js';
+import type { DockerSandbox } from './docker-sandbox.js';
 import { embeddedImage, embeddedInstancesPath } from './embedded-repos.js';
 import { loadSweInstances } from './records.js';
 import type { Workspace } from './swe-sandbox.js';
@@ -10,7 +11,10 @@ import type { Workspace } from './swe-sandbox.js';
 const enabled = await dockerTestsEnabled();
 const runLabel = `test-sandbox-${randomBytes(4).toString('hex')}`;
 // Small limits, so the fault tests hit them quickly.
-const provider = createDockerSandboxProvider({ limits: { memoryBytes: 256 * 1024 ** 2, pids: 128, cpus: 1 } });
+const smallDisk = 64 * 1024 ** 2;
+const provider = createDockerSandboxProvider({
+  limits: { memoryBytes: 256 * 1024 ** 2, pids: 128, cpus: 1, diskBytes: smallDisk },
+});
 const labels = containerLabels(runLabel);
 
 describe.runIf(enabled)('Docker sandbox', () => {
@@ -82,23 +86,50 @@ describe.runIf(enabled)('Docker sandbox', () => {
     expect(resetMs).toBeLessThan(createMs);
   });
 
-  it('keeps what an image was built with across resets, and refuses to reuse a container that lost it', async () => {
-    const built = await provider.create({ image: embeddedImage, labels });
+  it("uses an image's own repository as the image holds it, for one episode: its reset is refused", async () => {
+    const single = await provider.create({ image: embeddedImage, labels, repository: 'image' });
     try {
-      await built.prepare(workspace);
+      expect(single.reusable).toBe(false);
       // As a SWE-bench image holds its repository: a tracked file changed while installing, a build product.
-      await built.exec('echo installed >> README.md && mkdir -p build && echo binary > build/ext.so');
-      await built.prepare({ kind: 'image', repoPath: '/testbed', baseCommit: workspace.baseCommit });
-      await built.exec('echo agent >> README.md && touch agent.txt && mkdir -p build/more && touch build/more/x');
-      await built.reset();
-      expect(await built.readFile('README.md')).toMatch(/\ninstalled\n$/);
-      expect(await built.readFile('build/ext.so')).toBe('binary\n');
-      expect((await built.exec('ls agent.txt')).exitCode).not.toBe(0);
-      await built.exec('rm -rf build');
-      await expect(built.reset()).rejects.toThrow(/differs from its initial state/);
+      await single.prepare(workspace);
+      await single.exec('echo installed >> README.md && mkdir -p build && echo binary > build/ext.so');
+      await single.prepare({ kind: 'image', repoPath: '/testbed', baseCommit: workspace.baseCommit });
+      expect(await single.readFile('README.md')).toMatch(/\ninstalled\n$/);
+      expect(await single.readFile('build/ext.so')).toBe('binary\n');
+      await expect(single.reset()).rejects.toMatchObject({ code: 'reset-unsupported' });
+      // A reusable container cannot take an image's repository: its repository is a file system of its own.
+      await expect(
+        sandbox.prepare({ kind: 'image', repoPath: '/testbed', baseCommit: workspace.baseCommit }),
+      ).rejects.toMatchObject({ code: 'workspace-kind-mismatch' });
+      await sandbox.prepare(workspace);
     } finally {
-      await built.destroy();
+      await single.destroy();
     }
+  });
+
+  it('keeps the root file system read-only, bounds what commands write, and empties it all on reset', async () => {
+    expect(sandbox.reusable).toBe(true);
+    const planted = await sandbox.exec(
+      'for path in /usr/local/x /etc/x /root/x /tmp/x /var/tmp/x /dev/x /dev/shm/x; do echo planted > $path && echo $path; done 2>/dev/null; true',
+    );
+    expect(planted.stdout).toBe('/root/x\n/tmp/x\n/var/tmp/x\n/dev/x\n/dev/shm/x\n');
+    const fill = await sandbox.exec(
+      'fallocate -l 5G /var/tmp/fill; fallocate -l 1G big.bin; du -bc /var/tmp/fill big.bin | tail -1',
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect(fill.stderr).toMatch(/No space left on device/);
+    expect(Number.parseInt(fill.stdout, 10)).toBeLessThanOrEqual(2 * smallDisk);
+    await sandbox.exec('sleep 300 > /dev/null 2>&1 &');
+    await sandbox.reset();
+    const left = await sandbox.exec(
+      'ls /root/x /tmp/x /var/tmp/x /var/tmp/fill /dev/x /dev/shm/x big.bin 2>/dev/null; grep -la "sleep[^.]300" /proc/[0-9]*/cmdline 2>/dev/null; git status --porcelain',
+    );
+    expect(left.stdout).toBe('');
+    // Nothing reached the container's own layer but the repository's mount point, which the daemon made.
+    const changes = (await provider.docker.getContainer(sandbox.id).changes()) ?? [];
+    expect(changes.map((change: { Path: string }) => change.Path)).toEqual(['/testbed']);
   });
 
   it('removes its container on destroy, even twice', async () => {

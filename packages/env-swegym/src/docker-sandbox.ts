@@ -1,51 +1,31 @@
-import { hostname } from 'node:os';
-import { type Duplex, PassThrough } from 'node:stream';
+import { type Duplex, PassThrough, type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ConfigError, type ExecOptions, type ExecResult, InfrastructureError, InputError } from '@harness-s/core';
 import type Docker from 'dockerode';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
+import { type ContainerLimits, containerSpec } from './container-spec.js';
+import { InputGate } from './exec-input.js';
 import { type GitRunner, sandboxGit } from './git.js';
 import { HeadTailBuffer } from './output-buffer.js';
 import { shellQuote } from './shell.js';
-import {
-  baselineScript,
-  commandEnvironment,
-  describeResetFailure,
-  resetScript,
-  type SweSandbox,
-  sandboxLabels,
-  type Workspace,
-} from './swe-sandbox.js';
-
-/** Resource limits of a container. */
-export interface ContainerLimits {
-  /** Memory in bytes (swap is not allowed on top). */
-  memoryBytes: number;
-  /** CPUs, possibly fractional. */
-  cpus: number;
-  /** Processes and threads at most: a fork bomb stops here. */
-  pids: number;
-}
-
-export const defaultContainerLimits: ContainerLimits = { memoryBytes: 1024 ** 3, cpus: 1, pids: 512 };
-
-/**
- * PID 1 of every container: a shell that sleeps forever and reaps orphans while it waits, so
- * processes killed at a timeout do not stay as zombies and use up the process limit. It survives
- * `kill -9 -1` (PID 1 ignores signals it has no handler for), which a reset uses.
- */
-const keepAlive = 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done';
+import { commandEnvironment, SandboxUnusableError, type SweSandbox, type Workspace } from './swe-sandbox.js';
 
 /** After an in-container timeout, how long the stream may stay open before it is cut here. */
 const streamGraceMs = 5_000;
 
 const scratchPath = '/tmp/harness-s';
 
-/**
- * Processes a container may have right after a reset killed everything: PID 1, its sleep, the
- * reset's shell and the two processes of the check itself, with room for one being reaped.
- */
-const maxProcessesAfterKill = 8;
+/** A process table this close to its limit counts as full. */
+const fullTableMargin = 2;
+
+/** Exit codes of the script that puts a repository in place, so a failure says which step failed. */
+const prepareFailures: Record<number, string> = {
+  90: 'the container setup (scratch directory, git configuration) failed',
+  91: 'the repository directory cannot be cleared',
+  92: 'the repository cannot be copied in',
+  93: 'the base commit cannot be checked out',
+  94: 'HEAD is not the base commit after the checkout',
+};
 
 /** Whether an error from the Docker API means the daemon or the container is gone. */
 function isUnavailable(error: unknown): boolean {
@@ -58,6 +38,11 @@ function isUnavailable(error: unknown): boolean {
  * A sandbox that is one Docker container: no network (`NetworkMode: 'none'`), memory, CPU and
  * process limits, labels that name its run and owner process. Commands run through `docker exec`
  * in a fresh `bash -c`, under `timeout -s KILL`, which kills the command's whole process group.
+ *
+ * A container made for a repository copied in from this machine is reusable: its root file system
+ * is read-only and what commands can write lives in size-limited in-memory file systems, so a
+ * reset restarts the container (every process and every written file gone) and copies the
+ * repository in again. A container of an image's repository serves one episode.
  */
 export class DockerSandbox implements SweSandbox {
   readonly kind = 'docker' as const;
@@ -71,31 +56,26 @@ export class DockerSandbox implements SweSandbox {
     readonly id: string,
     readonly image: string,
     readonly repoPath: string,
+    readonly reusable: boolean,
   ) {}
 
   /** Creates and starts a container; a container that was created but could not start is removed. */
   static async start(
     docker: Docker,
-    options: { image: string; labels: Record<string, string>; limits: ContainerLimits; repoPath?: string },
+    options: {
+      image: string;
+      labels: Record<string, string>;
+      limits: ContainerLimits;
+      repoPath?: string;
+      /** Where the repository will come from (default `host`: copied in; the container is reusable). */
+      repository?: Workspace['kind'];
+    },
   ): Promise<DockerSandbox> {
+    const repoPath = options.repoPath ?? '/testbed';
+    const repository = options.repository ?? 'host';
     let container: Docker.Container | undefined;
     try {
-      container = await docker.createContainer({
-        Image: options.image,
-        Cmd: ['/bin/sh', '-c', keepAlive],
-        Labels: options.labels,
-        WorkingDir: '/',
-        Tty: false,
-        StopTimeout: 1,
-        HostConfig: {
-          NetworkMode: 'none',
-          Memory: options.limits.memoryBytes,
-          MemorySwap: options.limits.memoryBytes,
-          NanoCpus: Math.round(options.limits.cpus * 1e9),
-          PidsLimit: options.limits.pids,
-          SecurityOpt: ['no-new-privileges'],
-        },
-      });
+      container = await docker.createContainer(containerSpec({ ...options, repoPath, repository }));
       await container.start();
     } catch (error) {
       await container?.remove({ force: true }).catch(() => undefined);
@@ -111,16 +91,8 @@ export class DockerSandbox implements SweSandbox {
         cause: error,
       });
     }
-    const sandbox = new DockerSandbox(container, container.id, options.image, options.repoPath ?? '/testbed');
-    const setup = await sandbox.exec(
-      [
-        `mkdir -p ${scratchPath} ${shellQuote(sandbox.repoPath)}`,
-        "git config --global --add safe.directory '*'",
-        'git config --global user.email agent@harness-s.invalid',
-        'git config --global user.name agent',
-      ].join(' && '),
-      { timeoutMs: 60_000, cwd: '/' },
-    );
+    const sandbox = new DockerSandbox(container, container.id, options.image, repoPath, repository === 'host');
+    const setup = await sandbox.exec(sandbox.setupScript(), { timeoutMs: 60_000, cwd: '/' });
     if (setup.exitCode !== 0) {
       await sandbox.destroy();
       throw new InfrastructureError(`container setup failed in ${options.image}: ${setup.stdout}${setup.stderr}`, {
@@ -128,6 +100,16 @@ export class DockerSandbox implements SweSandbox {
       });
     }
     return sandbox;
+  }
+
+  /** What a fresh container needs before a repository goes in: the scratch directory, git's identity. */
+  private setupScript(): string {
+    return [
+      `mkdir -p ${scratchPath} ${shellQuote(this.repoPath)}`,
+      "git config --global --replace-all safe.directory '*'",
+      'git config --global user.email agent@harness-s.invalid',
+      'git config --global user.name agent',
+    ].join(' && ');
   }
 
   get workspace(): Workspace | null {
@@ -144,24 +126,37 @@ export class DockerSandbox implements SweSandbox {
   }
 
   exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    return this.run(command, options, true);
+    return this.run(command, options);
   }
 
   /**
-   * Runs `bash -c command`. With `killInside`, the timeout is enforced in the container by
-   * `timeout -s KILL`; without it (a reset, which kills every other process itself and so must be
-   * the exec's main process), only the stream backstop here applies.
+   * Runs `bash -c command` under `timeout -s KILL` in the container, with `options.stdin` (a
+   * string) or the stream `openInput` opens (once the command is running) as its standard input.
    */
-  private async run(command: string, options: ExecOptions, killInside: boolean): Promise<ExecResult> {
+  private async run(command: string, options: ExecOptions, openInput?: () => Readable): Promise<ExecResult> {
     this.assertAlive();
     const start = performance.now();
     const environment = { ...commandEnvironment, ...options.env };
     const seconds = options.timeoutMs === undefined ? undefined : Math.max(options.timeoutMs / 1000, 0.001);
+    const withStdin = options.stdin !== undefined || openInput !== undefined;
+    // The exec's stream, once started, and the input piped into it.
+    let attached: Duplex | undefined;
+    let input: Readable | undefined;
+    const gate = withStdin
+      ? new InputGate(() => {
+          if (!attached) return;
+          if (openInput) {
+            // The command may end before reading all of its input: writes after that are not errors.
+            attached.on('error', () => {});
+            input = openInput();
+            input.pipe(attached);
+          } else attached.end(options.stdin);
+        })
+      : null;
+    const script = gate ? gate.wrap(command) : command;
     // `timeout` (not --foreground) puts the command in its own process group and kills the group.
     const argv =
-      seconds === undefined || !killInside
-        ? ['bash', '-c', command]
-        : ['timeout', '-s', 'KILL', String(seconds), 'bash', '-c', command];
+      seconds === undefined ? ['bash', '-c', script] : ['timeout', '-s', 'KILL', String(seconds), 'bash', '-c', script];
     const stdout = new HeadTailBuffer(options.maxOutputChars);
     const stderr = new HeadTailBuffer(options.maxOutputChars);
     let streamCut = false;
@@ -170,29 +165,26 @@ export class DockerSandbox implements SweSandbox {
         Cmd: argv,
         AttachStdout: true,
         AttachStderr: true,
-        AttachStdin: options.stdin !== undefined,
+        AttachStdin: withStdin,
         WorkingDir: options.cwd ?? this.repoPath,
         Env: Object.entries(environment).map(([name, value]) => `${name}=${value}`),
       });
-      const stream = (await exec.start({ hijack: true, stdin: options.stdin !== undefined })) as Duplex;
+      const stream = (await exec.start({ hijack: true, stdin: withStdin })) as Duplex;
+      attached = stream;
       this.streams.add(stream);
       const out = new PassThrough();
       const err = new PassThrough();
       out.on('data', (chunk: Buffer) => stdout.push(chunk));
-      err.on('data', (chunk: Buffer) => stderr.push(chunk));
+      err.on('data', (chunk: Buffer) => stderr.push(gate ? gate.filter(chunk) : chunk));
       this.container.modem.demuxStream(stream, out, err);
-      if (options.stdin !== undefined) stream.end(options.stdin);
       // A backstop for processes that escaped the group and keep the stream open.
       const backstop =
         options.timeoutMs === undefined
           ? undefined
-          : setTimeout(
-              () => {
-                streamCut = true;
-                stream.destroy();
-              },
-              options.timeoutMs + (killInside ? streamGraceMs : 0),
-            );
+          : setTimeout(() => {
+              streamCut = true;
+              stream.destroy();
+            }, options.timeoutMs + streamGraceMs);
       try {
         await new Promise<void>((resolve, reject) => {
           stream.once('end', resolve);
@@ -203,9 +195,13 @@ export class DockerSandbox implements SweSandbox {
         out.end();
         err.end();
         await Promise.all([finished(out), finished(err)]);
+        if (gate) stderr.push(gate.flush());
       } finally {
         clearTimeout(backstop);
         this.streams.delete(stream);
+        // What the command left unread is dropped, so the process writing it can end.
+        input?.unpipe(stream);
+        input?.resume();
       }
       this.assertAlive();
       const info = streamCut ? { ExitCode: null } : await exec.inspect();
@@ -221,10 +217,34 @@ export class DockerSandbox implements SweSandbox {
       };
     } catch (error) {
       if (InfrastructureError.isInstance(error)) throw error;
+      const reason = isUnavailable(error) ? await this.whyUnusable() : null;
+      if (reason) throw new SandboxUnusableError(this.id.slice(0, 12), reason);
       throw new InfrastructureError(
         `docker exec in ${this.id.slice(0, 12)} failed${isUnavailable(error) ? ' (container or daemon gone)' : ''}: ${(error as Error).message}`,
         { code: 'exec-failed', cause: error },
       );
+    }
+  }
+
+  /**
+   * Asks the daemon, outside the container, whether the container can still run commands: it is
+   * running, and its process table is not full (a fork bomb that outlived its command).
+   */
+  async whyUnusable(): Promise<string | null> {
+    if (this.destroyed) return null;
+    try {
+      const info = await this.container.inspect();
+      if (!info.State.Running) {
+        return `its container is not running any more (${info.State.Status}, exit code ${info.State.ExitCode})`;
+      }
+      const { current, limit } = (await this.container.stats({ stream: false, 'one-shot': true })).pids_stats ?? {};
+      if (current !== undefined && limit !== undefined && limit > 0 && current >= limit - fullTableMargin) {
+        return `its process table is full (${current} of ${limit} processes: a fork bomb, or processes left running in the background)`;
+      }
+      return null;
+    } catch {
+      // The daemon does not answer: that is an infrastructure error, which the next exec reports.
+      return null;
     }
   }
 
@@ -256,71 +276,106 @@ export class DockerSandbox implements SweSandbox {
   }
 
   async prepare(workspace: Workspace): Promise<void> {
+    await this.install(workspace, false);
+  }
+
+  /**
+   * Puts the workspace's repository in place at its base commit, after the container setup when
+   * `setup` (a restarted container starts without it). A repository from this machine is copied in
+   * whole, as a tar stream into `tar -x` inside (in-memory file systems take no `docker cp`); an
+   * image's repository is used as the image has it, checked out at the base commit if need be.
+   */
+  private async install(workspace: Workspace, setup: boolean): Promise<void> {
     this.assertAlive();
-    this.current = null;
     if (workspace.repoPath !== this.repoPath) {
       throw new ConfigError(`workspace at ${workspace.repoPath} but the container's repository is ${this.repoPath}`, {
         code: 'repo-path-mismatch',
       });
     }
-    if (workspace.kind === 'host') {
-      const clear = await this.exec(`rm -rf ${shellQuote(this.repoPath)} && mkdir -p ${shellQuote(this.repoPath)}`, {
-        timeoutMs: 60_000,
-      });
-      if (clear.exitCode !== 0)
-        throw new InfrastructureError(`cannot clear ${this.repoPath}: ${clear.stderr}`, { code: 'workspace-failed' });
-      // The repository (with its .git) goes in as a tar stream; the host's `tar` makes it.
-      const tar = execa('tar', ['-C', workspace.hostRepo, '-cf', '-', '.'], { buffer: false, stdout: 'pipe' });
-      try {
-        await this.container.putArchive(tar.stdout as NodeJS.ReadableStream, { path: this.repoPath });
-        await tar;
-      } catch (error) {
-        tar.kill();
-        throw new InfrastructureError(
-          `cannot copy ${workspace.hostRepo} into the container: ${(error as Error).message}`,
-          {
-            code: 'workspace-failed',
-            cause: error,
-          },
-        );
-      }
+    if (workspace.kind === 'image' && this.reusable) {
+      throw new ConfigError(
+        `container ${this.id.slice(0, 12)} was made for a repository copied in from this machine; an image's repository needs a container made for it (repository: 'image')`,
+        { code: 'workspace-kind-mismatch' },
+      );
     }
-    // An image's repository is used as the image has it (possibly with changes made while
-    // installing), unless it is not at the base commit; a copied one is checked out.
+    this.current = null;
+    const repo = shellQuote(this.repoPath);
     const base = shellQuote(workspace.baseCommit);
-    const checkout = await this.exec(
-      `cd ${shellQuote(this.repoPath)} && { test "$(git rev-parse HEAD)" = ${base} || git checkout -q -f --detach ${base}; } && ${baselineScript(this.repoPath, scratchPath)}`,
-      { timeoutMs: 120_000 },
-    );
-    if (checkout.exitCode !== 0) {
+    const script = [
+      setup ? `{ ${this.setupScript()}; } || exit 90` : '',
+      `cd ${repo} || exit 91`,
+      workspace.kind === 'host' ? 'find . -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + || exit 91' : '',
+      workspace.kind === 'host' ? 'tar -x -f - || exit 92' : '',
+      `test "$(git rev-parse HEAD)" = ${base} || git checkout -q -f --detach ${base} || exit 93`,
+      `test "$(git rev-parse HEAD)" = ${base} || exit 94`,
+    ]
+      .filter((line) => line !== '')
+      .join('\n');
+    // The repository (with its .git) goes in as a tar stream; the host's `tar` makes it.
+    const source = workspace.kind === 'host' ? workspace.hostRepo : 'the repository';
+    let tar: ResultPromise<{ buffer: { stdout: false }; reject: false }> | undefined;
+    const openInput =
+      workspace.kind === 'host'
+        ? () => {
+            tar = execa('tar', ['-C', workspace.hostRepo, '-cf', '-', '.'], {
+              buffer: { stdout: false },
+              reject: false,
+            });
+            return tar.stdout;
+          }
+        : undefined;
+    let result: ExecResult;
+    try {
+      result = await this.run(script, { timeoutMs: 120_000, cwd: '/' }, openInput);
+    } catch (error) {
+      tar?.kill();
+      throw error;
+    }
+    if (result.exitCode !== 0) tar?.kill();
+    const packed = await tar;
+    if (result.exitCode === 0 && packed && packed.exitCode !== 0) {
       throw new InfrastructureError(
-        `cannot check out ${workspace.baseCommit} in ${this.image}: ${checkout.stderr.trim()}`,
-        {
-          code: 'workspace-failed',
-        },
+        `cannot copy ${source} into container ${this.id.slice(0, 12)}: tar exited ${packed.exitCode}: ${String(packed.stderr).trim()}`,
+        { code: 'workspace-failed' },
+      );
+    }
+    if (result.exitCode !== 0) {
+      const step = prepareFailures[result.exitCode ?? -1] ?? `exit code ${result.exitCode}`;
+      throw new InfrastructureError(
+        `cannot put ${source} at ${workspace.baseCommit} in container ${this.id.slice(0, 12)} (${this.image}): ${step}: ${(result.stderr || result.stdout).trim().slice(-2000)}`,
+        { code: 'workspace-failed' },
       );
     }
     this.current = workspace;
   }
 
+  /**
+   * Restarts the container, which ends every process in it (a fork bomb included) and empties every
+   * file system its commands could write, then copies the repository in again from this machine:
+   * nothing an episode wrote reaches the next one. A container of an image's repository cannot be
+   * brought back in place: its reset is refused (code `reset-unsupported`).
+   */
   async reset(): Promise<void> {
     this.assertAlive();
-    if (!this.current)
+    const workspace = this.current;
+    if (!workspace)
       throw new InfrastructureError(`container ${this.id.slice(0, 12)} has no workspace`, { code: 'reset-failed' });
-    // Every process but PID 1 and this shell goes first: background servers, escaped daemons, and
-    // the survivors of a fork bomb, which may fork while being killed, hence the rounds and the check.
-    const script = [
-      'for round in 1 2 3 4 5; do kill -9 -1 2>/dev/null; sleep 0.05; done',
-      `test "$(ls -d /proc/[0-9]* | wc -l)" -le ${maxProcessesAfterKill} || exit 96`,
-      resetScript(this.repoPath, this.current.baseCommit, scratchPath),
-    ].join('\n');
-    const result = await this.run(script, { timeoutMs: 120_000 }, false);
-    if (result.exitCode !== 0) {
+    if (!this.reusable) {
       throw new InfrastructureError(
-        `reset of container ${this.id.slice(0, 12)} failed: ${describeResetFailure(result.exitCode)}`,
-        { code: 'reset-failed' },
+        `container ${this.id.slice(0, 12)} holds ${this.image}'s own repository, which cannot be restored in place; it serves one episode`,
+        { code: 'reset-unsupported', retryable: false },
       );
     }
+    for (const stream of this.streams) stream.destroy();
+    try {
+      await this.container.restart({ t: 0 });
+    } catch (error) {
+      throw new InfrastructureError(`cannot restart container ${this.id.slice(0, 12)}: ${(error as Error).message}`, {
+        code: 'reset-failed',
+        cause: error,
+      });
+    }
+    await this.install(workspace, true);
   }
 
   async destroy(): Promise<void> {
@@ -338,16 +393,4 @@ export class DockerSandbox implements SweSandbox {
       }
     }
   }
-}
-
-/** Labels of a new container: managed, the env, the run, and the process that owns it. */
-export function containerLabels(runLabel: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    [sandboxLabels.managed]: 'true',
-    [sandboxLabels.env]: 'swegym',
-    [sandboxLabels.run]: runLabel,
-    [sandboxLabels.ownerPid]: String(process.pid),
-    [sandboxLabels.ownerHost]: hostname(),
-    ...extra,
-  };
 }

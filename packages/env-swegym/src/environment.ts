@@ -9,9 +9,9 @@ import {
   type Trajectory,
   withHardness,
 } from '@harness-s/core';
+import { type ContainerLimits, containerLabels } from './container-spec.js';
 import type { RepositoryOverrides } from './conventions.js';
 import { createDockerSandboxProvider } from './docker-provider.js';
-import { type ContainerLimits, containerLabels } from './docker-sandbox.js';
 import { embeddedInstancesPath } from './embedded-repos.js';
 import { SweEpisode } from './episode.js';
 import { GradeCache } from './grading.js';
@@ -173,12 +173,13 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
       const signal = openOptions?.signal;
       const image = imageOf(task);
       const workspace = workspaceOf(task);
-      const sandbox = await pool.acquire(image, workspace, signal);
+      // The episode's sandbox: the one acquired here, or the one that replaced it.
+      let current = await pool.acquire(image, workspace, signal);
       // An interrupted run drops the sandbox at once, killing whatever command is running in it.
-      const onAbort = () => void pool.discard(sandbox);
+      const onAbort = () => void pool.discard(current);
       signal?.addEventListener('abort', onAbort, { once: true });
       const cached = cacheGrades === 'all' || (cacheGrades === 'embedded' && task.embedded !== null);
-      return new SweEpisode(task, sandbox, {
+      return new SweEpisode(task, current, {
         commandTimeoutMs,
         maxOutputChars,
         ...(cached ? { grades } : {}),
@@ -188,7 +189,8 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
         },
         replace: async (broken) => {
           await pool.discard(broken);
-          return pool.acquire(image, workspace, signal);
+          current = await pool.acquire(image, workspace, signal);
+          return current;
         },
       });
     },

@@ -2,7 +2,7 @@ import type { Action, Check, Episode, Evaluation, ExecResult, StepResult, ToolSp
 import { type ExtractedPatch, extractPatch } from './git.js';
 import { type Grade, GradeCache, gradePatch } from './grading.js';
 import type { SweTask } from './instance.js';
-import type { SweSandbox } from './swe-sandbox.js';
+import { isSandboxUnusable, type SweSandbox } from './swe-sandbox.js';
 
 /** mini-swe-agent's shape: one `bash` tool and a `submit` action. */
 export const sweTools: readonly ToolSpec[] = [
@@ -34,15 +34,16 @@ export interface SweEpisodeOptions {
   maxOutputChars: number;
   /** Returns the sandbox to its pool (reset for reuse, or destroyed). */
   release: (sandbox: SweSandbox) => Promise<void>;
-  /** A fresh sandbox at the base commit, for grading when the agent broke its own beyond reset. */
+  /** A fresh sandbox at the base commit, for when the agent broke its own beyond reset. */
   replace: (broken: SweSandbox) => Promise<SweSandbox>;
   /** Grades of patches seen before on this instance, reused instead of running the tests again. */
   grades?: GradeCache;
 }
 
-/** The observation of one command, in mini-swe-agent's format. */
-export function commandObservation(result: ExecResult, timeoutMs: number): string {
+/** The observation of one command, in mini-swe-agent's format, with `warnings` of the environment's own. */
+export function commandObservation(result: ExecResult, timeoutMs: number, warnings: readonly string[] = []): string {
   const parts = [`<returncode>${result.exitCode ?? 'none'}</returncode>`];
+  for (const warning of warnings) parts.push(`<warning>${warning}</warning>`);
   if (result.timedOut) {
     parts.push(
       `<warning>The command timed out after ${Math.round(timeoutMs / 1000)} s and was killed, with every process it started. Its output until then is below.</warning>`,
@@ -55,6 +56,26 @@ export function commandObservation(result: ExecResult, timeoutMs: number): strin
   }
   parts.push(`<output>\n${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}</output>`);
   return parts.join('\n');
+}
+
+/**
+ * What the agent is told when its sandbox stopped working and was replaced. `reason` says why
+ * ("its process table is full (...)").
+ */
+export function sandboxReplacedWarning(reason: string): string {
+  return `The sandbox stopped working: ${reason}. It was replaced by a fresh one with the repository at its starting commit: the changes made so far are gone, and nothing left running survives.`;
+}
+
+/** Exit codes after which a command may not have started at all: `timeout` (125) or bash (126) could not run it. */
+const unstartedExitCodes = new Set([125, 126]);
+
+/** Whether a command's result suggests that its sandbox cannot start processes any more. */
+function mayBeUnusable(result: ExecResult): boolean {
+  // A fork that failed for want of a process slot says "Resource temporarily unavailable" (EAGAIN).
+  return (
+    (result.exitCode !== null && unstartedExitCodes.has(result.exitCode)) ||
+    /Resource temporarily unavailable/.test(`${result.stderr}\n${result.stdout}`)
+  );
 }
 
 /** One attempt at one SWE-Gym instance, in one sandbox. */
@@ -87,10 +108,18 @@ export class SweEpisode implements Episode<SweTask> {
       const { setup } = this.task.runtime;
       // stderr joins stdout, so the agent sees both in the order they were printed.
       const script = ['exec 2>&1', setup ?? '', command].filter((line) => line !== '').join('\n');
-      const result = await this.sandbox.exec(script, {
-        timeoutMs: this.options.commandTimeoutMs,
-        maxOutputChars: this.options.maxOutputChars,
-      });
+      let result: ExecResult;
+      try {
+        result = await this.sandbox.exec(script, {
+          timeoutMs: this.options.commandTimeoutMs,
+          maxOutputChars: this.options.maxOutputChars,
+        });
+      } catch (error) {
+        if (!isSandboxUnusable(error)) throw error;
+        return this.replaceSandbox(error.reason, null);
+      }
+      const unusable = mayBeUnusable(result) ? await this.sandbox.whyUnusable() : null;
+      if (unusable) return this.replaceSandbox(unusable, result);
       const observation = commandObservation(result, this.options.commandTimeoutMs);
       if (result.timedOut) {
         return {
@@ -105,7 +134,9 @@ export class SweEpisode implements Episode<SweTask> {
       return { observation, done: false };
     }
     if (action.tool === 'submit') {
-      this.submitted = await extractPatch(this.sandbox.git(), this.task.instance.baseCommit);
+      const extracted = await this.readChanges();
+      if ('unusable' in extracted) return this.replaceSandbox(extracted.unusable, null);
+      this.submitted = extracted;
       this.finished = true;
       const lines = this.submitted.patch.split('\n').length - 1;
       const observation = this.submitted.error
@@ -119,6 +150,45 @@ export class SweEpisode implements Episode<SweTask> {
     return { observation: message, done: false, error: { kind: 'unknown-tool', message } };
   }
 
+  /**
+   * The changes so far as a patch, or why they cannot be read when the sandbox stopped working (a
+   * full process table leaves git unable to start).
+   */
+  private async readChanges(): Promise<ExtractedPatch | { unusable: string }> {
+    try {
+      const extracted = await extractPatch(this.sandbox.git(), this.task.instance.baseCommit);
+      const unusable = extracted.error ? await this.sandbox.whyUnusable() : null;
+      return unusable ? { unusable } : extracted;
+    } catch (error) {
+      if (!isSandboxUnusable(error)) throw error;
+      return { unusable: error.reason };
+    }
+  }
+
+  /**
+   * Replaces a sandbox that stopped working with a fresh one at the base commit (the same one
+   * reset, when its reset brings back everything) and tells the agent, with the output of the
+   * command that found it (`result`) if there was one. The episode goes on.
+   */
+  private async replaceSandbox(reason: string, result: ExecResult | null): Promise<StepResult> {
+    await this.renewSandbox();
+    const warning = sandboxReplacedWarning(reason);
+    const observation = result
+      ? commandObservation(result, this.options.commandTimeoutMs, [warning])
+      : `<returncode>none</returncode>\n<warning>${warning}</warning>\n<output>\n</output>`;
+    return { observation, done: false, error: { kind: 'sandbox-replaced', message: reason } };
+  }
+
+  /** The sandbox back at the base commit: reset in place, or a new one when that is refused or fails. */
+  private async renewSandbox(): Promise<void> {
+    try {
+      await this.sandbox.reset();
+    } catch {
+      // A sandbox that cannot be reset in place (an image's repository, a broken one): a new one.
+      this.sandbox = await this.options.replace(this.sandbox);
+    }
+  }
+
   evaluate(): Promise<Evaluation> {
     // After close the sandbox may already serve another episode: grading it would grade theirs.
     if (this.closed && !this.evaluation) return Promise.reject(new Error(`${this.task.id}: evaluate() after close()`));
@@ -129,19 +199,23 @@ export class SweEpisode implements Episode<SweTask> {
   private async grade(): Promise<Evaluation> {
     const submitted = this.submitted !== null;
     // Without a submit (step limit), the changes made so far are the patch, as harnesses autosubmit.
-    const extracted = this.submitted ?? (await extractPatch(this.sandbox.git(), this.task.instance.baseCommit));
+    let extracted = this.submitted;
+    if (!extracted) {
+      const read = await this.readChanges();
+      extracted =
+        'unusable' in read
+          ? { patch: '', skippedBinaryFiles: [], error: `the sandbox stopped working: ${read.unusable}` }
+          : read;
+    }
     this.finished = true;
     const patch = extracted.error ? null : extracted.patch;
     const { grades } = this.options;
     const key = grades ? GradeCache.key(this.task, patch) : '';
     const known = grades?.get(key);
     if (known) return this.toEvaluation(known, extracted, submitted);
-    try {
-      await this.sandbox.reset();
-    } catch {
-      // The agent broke the sandbox beyond a reset (deleted .git, filled the disk): grade in a new one.
-      this.sandbox = await this.options.replace(this.sandbox);
-    }
+    // The patch is graded from the base commit as the workspace's source has it, whatever the
+    // agent's commands did to the sandbox; one that cannot be brought back gives way to a new one.
+    await this.renewSandbox();
     const grade = await gradePatch(this.sandbox, this.task, patch);
     grades?.set(key, grade);
     return this.toEvaluation(grade, extracted, submitted);

@@ -1,4 +1,5 @@
 export * from './cleanup.js';
+export * from './container-spec.js';
 export * from './conventions.js';
 export * from './docker-provider.js';
 export * from './docker-sandbox.js';

@@ -104,6 +104,43 @@ describe('local sandbox', () => {
     });
   });
 
+  it('resets from the source repository, whatever the commands wrote in the scratch directory', async () => {
+    await withSandbox(async (sandbox) => {
+      // A planted record of the initial state would bring the change back at the reset.
+      await sandbox.exec(
+        [
+          'echo changed > src/a.txt',
+          'git diff --binary HEAD > ../scratch/baseline.diff',
+          'git status --porcelain | LC_ALL=C sort > ../scratch/baseline-status',
+          'git checkout -q -- src/a.txt',
+        ].join(' && '),
+      );
+      await sandbox.reset();
+      expect(await sandbox.readFile('src/a.txt')).toBe('alpha\n');
+      expect((await sandbox.exec('git status --porcelain')).stdout).toBe('');
+    });
+  });
+
+  it('resets from the source repository, whatever the commands wrote in .git', async () => {
+    await withSandbox(async (sandbox) => {
+      // The base commit replaced by one with the change, and a hook that runs at checkout.
+      await sandbox.exec(
+        [
+          'echo changed > src/a.txt',
+          'git add -A',
+          'git replace -f HEAD "$(git commit-tree "$(git write-tree)" -m replaced)"',
+          'printf "#!/bin/sh\\necho hooked > src/a.txt\\n" > .git/hooks/post-checkout',
+          'chmod +x .git/hooks/post-checkout',
+        ].join(' && '),
+      );
+      expect((await sandbox.exec('git status --porcelain')).stdout).toBe('');
+      await sandbox.reset();
+      expect(await sandbox.readFile('src/a.txt')).toBe('alpha\n');
+      const state = await sandbox.exec('git status --porcelain; git replace -l; ls .git/hooks | grep -v sample; true');
+      expect(state.stdout).toBe('');
+    });
+  });
+
   it('destroys its directory, and cleanup removes directories of dead processes only', async () => {
     const sandbox = await provider.create({});
     await sandbox.destroy();

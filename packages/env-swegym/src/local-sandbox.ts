@@ -14,15 +14,7 @@ import { simpleGit } from 'simple-git';
 import { type GitRunner, hostGit } from './git.js';
 import { HeadTailBuffer } from './output-buffer.js';
 import { shellQuote } from './shell.js';
-import {
-  baselineScript,
-  commandEnvironment,
-  describeResetFailure,
-  resetScript,
-  type SweSandbox,
-  type SweSandboxProvider,
-  type Workspace,
-} from './swe-sandbox.js';
+import { commandEnvironment, type SweSandbox, type SweSandboxProvider, type Workspace } from './swe-sandbox.js';
 
 /** Temporary directories of local sandboxes are named after the process that made them. */
 const directoryPrefix = 'harness-s-swegym-';
@@ -53,11 +45,13 @@ export { processAlive };
  * A sandbox that is a temporary directory on this machine: the repository is a `git clone
  * --shared` of a local repository, commands run as local processes in their own process group
  * (killed as a group at the timeout). It isolates episodes' files from each other, not the
- * machine from the commands: use the Docker sandbox for untrusted agents.
+ * machine from the commands: use the Docker sandbox for untrusted agents. A reset clones the
+ * repository again; the pool does not reuse local sandboxes across episodes (a clone is cheap).
  */
 export class LocalSandbox implements SweSandbox {
   readonly kind = 'local' as const;
   readonly image = null;
+  readonly reusable = false;
   readonly repoPath: string;
   readonly scratchPath: string;
   private current: Workspace | null = null;
@@ -193,6 +187,8 @@ export class LocalSandbox implements SweSandbox {
     }
     this.current = null;
     await rm(this.repoPath, { recursive: true, force: true });
+    await rm(this.scratchPath, { recursive: true, force: true });
+    await mkdir(this.scratchPath, { recursive: true });
     try {
       await simpleGit().clone(workspace.hostRepo, this.repoPath, ['--shared', '--no-checkout', '--quiet']);
     } catch (error) {
@@ -206,7 +202,6 @@ export class LocalSandbox implements SweSandbox {
       `git checkout -q -f --detach ${shellQuote(workspace.baseCommit)}`,
       'git config user.email agent@harness-s.invalid',
       'git config user.name agent',
-      baselineScript(this.repoPath, this.scratchPath),
     ].join(' && ');
     const result = await this.exec(setup, { timeoutMs: 60_000 });
     if (result.exitCode !== 0) {
@@ -217,19 +212,22 @@ export class LocalSandbox implements SweSandbox {
     this.current = workspace;
   }
 
+  /**
+   * Kills what earlier commands left running and clones the repository again from its source, so
+   * nothing the commands wrote in the sandbox's directory (the repository's `.git` included) decides
+   * the state it returns to.
+   */
   async reset(): Promise<void> {
     this.assertAlive();
     if (!this.current)
       throw new InfrastructureError(`sandbox ${this.id} has no workspace to reset to`, { code: 'reset-failed' });
     this.killLeftovers();
-    const result = await this.exec(resetScript(this.repoPath, this.current.baseCommit, this.scratchPath), {
-      timeoutMs: 60_000,
-    });
-    if (result.exitCode !== 0) {
-      throw new InfrastructureError(`reset of ${this.id} failed: ${describeResetFailure(result.exitCode)}`, {
-        code: 'reset-failed',
-      });
-    }
+    await this.prepare(this.current);
+  }
+
+  /** Local commands run on this machine, which the sandbox does not watch over. */
+  async whyUnusable(): Promise<string | null> {
+    return null;
   }
 
   async destroy(): Promise<void> {

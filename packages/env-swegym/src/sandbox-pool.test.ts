@@ -14,10 +14,15 @@ class FakeSandbox implements SweSandbox {
   resets = 0;
   destroyed = false;
   failReset = false;
+  /** As Docker containers: only one that holds a repository copied in is reusable. */
+  readonly reusable: boolean;
   constructor(
     readonly id: string,
     readonly image: string,
-  ) {}
+    readonly repository: Workspace['kind'],
+  ) {
+    this.reusable = repository === 'host';
+  }
   async prepare(workspace: Workspace) {
     this.prepared += 1;
     this.workspace = workspace;
@@ -28,6 +33,9 @@ class FakeSandbox implements SweSandbox {
   }
   async destroy() {
     this.destroyed = true;
+  }
+  async whyUnusable() {
+    return null;
   }
   git(): GitRunner {
     throw new Error('not used');
@@ -46,8 +54,8 @@ function fakeProvider(): SweSandboxProvider & { made: FakeSandbox[] } {
   return {
     kind: 'docker',
     made,
-    async create({ image }) {
-      const sandbox = new FakeSandbox(`s${made.length}`, image ?? 'none');
+    async create({ image, repository }) {
+      const sandbox = new FakeSandbox(`s${made.length}`, image ?? 'none', repository ?? 'host');
       made.push(sandbox);
       return sandbox;
     },
@@ -70,7 +78,13 @@ async function destroyAllWaitsFor(pool: SandboxPool, finish: () => void): Promis
   await closing;
 }
 
-const workspace = (baseCommit: string): Workspace => ({ kind: 'image', repoPath: '/testbed', baseCommit });
+const workspace = (baseCommit: string): Workspace => ({
+  kind: 'host',
+  hostRepo: `/repos/${baseCommit}`,
+  repoPath: '/testbed',
+  baseCommit,
+});
+const imageWorkspace = (baseCommit: string): Workspace => ({ kind: 'image', repoPath: '/testbed', baseCommit });
 
 describe('SandboxPool', () => {
   it('reuses a reset sandbox of the same workspace, re-prepares one of the same image, and creates otherwise', async () => {
@@ -185,5 +199,24 @@ describe('SandboxPool', () => {
     await single.release(one);
     expect(one.destroyed).toBe(true);
     expect(one.resets).toBe(0);
+  });
+
+  it("uses a sandbox of an image's repository for one episode: never reset in place, never handed out again", async () => {
+    const provider = fakeProvider();
+    const pool = new SandboxPool({ provider, reuse: true, maxIdle: 4, labels: {} });
+    const single = (await pool.acquire('img', imageWorkspace('a'))) as FakeSandbox;
+    expect(single.repository).toBe('image');
+    await pool.release(single);
+    expect(single).toMatchObject({ resets: 0, destroyed: true });
+    expect(pool.stats.resetFailures).toBe(0);
+    // A warm sandbox holding a copied-in repository does not take an image's either.
+    const warm = (await pool.acquire('img', workspace('b'))) as FakeSandbox;
+    expect(warm.repository).toBe('host');
+    await pool.release(warm);
+    const next = await pool.acquire('img', imageWorkspace('a'));
+    expect(next).not.toBe(single);
+    expect(next).not.toBe(warm);
+    expect(pool.stats).toMatchObject({ created: 3, reused: 0, retargeted: 0 });
+    await pool.destroyAll();
   });
 });

@@ -24,10 +24,11 @@ export interface PoolStats {
 }
 
 /**
- * Warm sandboxes, handed out one episode at a time. A sandbox comes back reset to its workspace's
- * base commit; one that cannot be reset is destroyed rather than reused. A sandbox of the right
- * image but another workspace is re-prepared (the embedded instances share one image), which is
- * still far cheaper than a new container.
+ * Warm sandboxes, handed out one episode at a time. Only a reusable sandbox (whose reset brings
+ * back everything an episode can change) is kept: it comes back reset, and one whose reset fails is
+ * destroyed rather than reused; any other sandbox is destroyed after its episode. A reusable sandbox
+ * of the right image but another workspace is re-prepared (the embedded instances share one
+ * image), which is still far cheaper than a new container.
  */
 export class SandboxPool {
   private idle: SweSandbox[] = [];
@@ -70,7 +71,11 @@ export class SandboxPool {
         this.stats.reused += 1;
         return exact;
       }
-      const other = this.idle.find((sandbox) => sameImage(sandbox) && sandbox.repoPath === workspace.repoPath);
+      // Idle sandboxes are reusable ones, which hold a repository copied in: another one can replace it.
+      const other =
+        workspace.kind === 'host'
+          ? this.idle.find((sandbox) => sameImage(sandbox) && sandbox.repoPath === workspace.repoPath)
+          : undefined;
       if (other) {
         this.take(other);
         try {
@@ -84,7 +89,7 @@ export class SandboxPool {
         }
       }
     }
-    const making = this.make(image);
+    const making = this.make(image, workspace.kind);
     this.making.add(making);
     void making.then(
       () => this.making.delete(making),
@@ -104,10 +109,11 @@ export class SandboxPool {
   }
 
   /** A new sandbox; one finished after the pool was closed is destroyed, and the caller told so. */
-  private async make(image: string | undefined): Promise<SweSandbox> {
+  private async make(image: string | undefined, repository: Workspace['kind']): Promise<SweSandbox> {
     const sandbox = await this.options.provider.create({
       ...(image ? { image } : {}),
       labels: this.options.labels,
+      repository,
     });
     this.stats.created += 1;
     if (this.closed) {
@@ -126,7 +132,8 @@ export class SandboxPool {
   }
 
   /**
-   * Returns a sandbox: reset and kept warm, or destroyed (no reuse, a failed reset, too many idle).
+   * Returns a sandbox: reset and kept warm, or destroyed (no reuse, a sandbox that is not reusable,
+   * a failed reset, too many idle).
    * Until that is done the sandbox is neither idle nor busy, so destroyAll waits for it.
    */
   release(sandbox: SweSandbox): Promise<void> {
@@ -139,7 +146,7 @@ export class SandboxPool {
   }
 
   private async settle(sandbox: SweSandbox): Promise<void> {
-    if (!this.options.reuse || this.closed) {
+    if (!this.options.reuse || !sandbox.reusable || this.closed) {
       await this.discard(sandbox);
       return;
     }

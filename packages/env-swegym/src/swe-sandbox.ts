@@ -1,6 +1,11 @@
-import type { ExecOptions, ExecResult, Sandbox, SandboxProvider } from '@harness-s/core';
+import {
+  type ExecOptions,
+  type ExecResult,
+  InfrastructureError,
+  type Sandbox,
+  type SandboxProvider,
+} from '@harness-s/core';
 import type { GitRunner } from './git.js';
-import { shellQuote } from './shell.js';
 
 /**
  * Where a sandbox's repository comes from and which commit is its initial state.
@@ -40,8 +45,24 @@ export interface SweSandbox extends Sandbox {
   readonly scratchPath: string;
   /** The workspace the sandbox was last prepared for; `reset()` returns to it. */
   readonly workspace: Workspace | null;
+  /**
+   * Whether `reset()` brings back everything an episode can change that a later episode could see,
+   * so that the sandbox may serve another episode. A sandbox that is not reusable serves one.
+   */
+  readonly reusable: boolean;
   /** Puts the workspace's repository in place at its base commit; `reset()` then returns here. */
   prepare(workspace: Workspace): Promise<void>;
+  /**
+   * Returns to the workspace's initial state, from nothing the sandbox's commands could have
+   * written: the repository comes again from its source. Throws (code `reset-unsupported`) when
+   * the sandbox cannot do that in place; it is then replaced by a new one.
+   */
+  reset(): Promise<void>;
+  /**
+   * Why the sandbox can no longer run commands (its process table is full, its container stopped),
+   * or null while it can. Asked after a command that looks like it could not start.
+   */
+  whyUnusable(): Promise<string | null>;
   /** Git commands in the repository (simple-git for the local sandbox, `git` inside a container). */
   git(): GitRunner;
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
@@ -50,7 +71,15 @@ export interface SweSandbox extends Sandbox {
 /** Creates SWE sandboxes of one kind. */
 export interface SweSandboxProvider extends SandboxProvider {
   readonly kind: 'local' | 'docker';
-  create(options: { image?: string; labels?: Record<string, string> }): Promise<SweSandbox>;
+  /**
+   * A new sandbox. `repository` is the kind of workspace it will hold (default `host`, a
+   * repository copied in from this machine); containers for an image's repository are made apart.
+   */
+  create(options: {
+    image?: string;
+    labels?: Record<string, string>;
+    repository?: Workspace['kind'];
+  }): Promise<SweSandbox>;
   /** Releases clients and timers (not sandboxes: those are destroyed one by one). */
   close(): Promise<void>;
 }
@@ -67,54 +96,25 @@ export const commandEnvironment: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: '0',
 };
 
-/** Exit codes of the reset script, so a failed reset says which step failed. */
-const resetFailures: Record<number, string> = {
-  90: 'the repository directory is gone',
-  91: 'the base commit cannot be checked out',
-  92: 'git reset --hard failed',
-  93: "the workspace's own changes do not apply again",
-  94: 'the working tree differs from its initial state after the reset',
-  95: 'HEAD is not the base commit after the reset',
-  96: 'processes survived the kill (a fork bomb still forking)',
-};
-
-export const describeResetFailure = (exitCode: number | null): string =>
-  resetFailures[exitCode ?? -1] ?? `exit code ${exitCode}`;
+/** The code of the error a sandbox throws when it stopped working and must be replaced. */
+export const sandboxUnusableCode = 'sandbox-unusable';
 
 /**
- * Records the initial state of the repository beyond its base commit, which a reset restores: the
- * untracked and ignored files present (build products such as compiled extensions in SWE-bench
- * images), and changes to tracked files the image was built with. Only what appears later is
- * removed by a reset.
+ * A sandbox that can no longer run commands (its process table is full, its container stopped).
+ * The episode replaces it and tells the agent why: `reason` is that explanation.
  */
-export function baselineScript(repoPath: string, scratchPath: string): string {
-  const scratch = (name: string) => shellQuote(`${scratchPath}/${name}`);
-  return [
-    `mkdir -p ${shellQuote(scratchPath)}`,
-    `cd ${shellQuote(repoPath)}`,
-    `git clean -ndx | LC_ALL=C sort > ${scratch('baseline-untracked')}`,
-    `git diff --binary HEAD > ${scratch('baseline.diff')}`,
-    `git status --porcelain | LC_ALL=C sort > ${scratch('baseline-status')}`,
-  ].join(' && ');
+export class SandboxUnusableError extends InfrastructureError {
+  constructor(
+    readonly sandboxId: string,
+    readonly reason: string,
+  ) {
+    super(`sandbox ${sandboxId} stopped working: ${reason}`, { code: sandboxUnusableCode });
+    this.name = 'SandboxUnusableError';
+  }
 }
 
-/**
- * Brings the repository back to its initial state: tracked files restored to the base commit (and
- * the workspace's own changes applied again), files that were not there at the start removed, and
- * the result verified against the recorded status.
- */
-export function resetScript(repoPath: string, baseCommit: string, scratchPath: string): string {
-  const base = shellQuote(baseCommit);
-  const scratch = (name: string) => shellQuote(`${scratchPath}/${name}`);
-  return [
-    `cd ${shellQuote(repoPath)} || exit 90`,
-    `git checkout -q -f --detach ${base} || exit 91`,
-    `git reset -q --hard ${base} || exit 92`,
-    `touch ${scratch('baseline-untracked')} ${scratch('baseline.diff')} ${scratch('baseline-status')}`,
-    `git clean -ndx | LC_ALL=C sort > ${scratch('untracked-now')}`,
-    `LC_ALL=C comm -13 ${scratch('baseline-untracked')} ${scratch('untracked-now')} | sed 's/^Would remove //' | while IFS= read -r path; do rm -rf -- "$path"; done`,
-    `if [ -s ${scratch('baseline.diff')} ]; then git apply --binary ${scratch('baseline.diff')} || exit 93; fi`,
-    `test "$(git status --porcelain | LC_ALL=C sort)" = "$(cat ${scratch('baseline-status')})" || exit 94`,
-    `test "$(git rev-parse HEAD)" = ${base} || exit 95`,
-  ].join('\n');
-}
+/** Whether an error says that a sandbox stopped working and must be replaced. */
+export const isSandboxUnusable = (error: unknown): error is SandboxUnusableError =>
+  InfrastructureError.isInstance(error) &&
+  error.code === sandboxUnusableCode &&
+  typeof (error as { reason?: unknown }).reason === 'string';

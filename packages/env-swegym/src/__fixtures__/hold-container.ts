@@ -2,8 +2,8 @@
  * Starts one SWE-Gym container with the run label given as the first argument, prints its id and
  * waits: the cleanup test kills this process with SIGKILL and checks what is left.
  */
+import { containerLabels } from '../container-spec.js';
 import { createDockerSandboxProvider } from '../docker-provider.js';
-import { containerLabels } from '../docker-sandbox.js';
 import { embeddedImage } from '../embedded-repos.js';
 
 const provider = createDockerSandboxProvider();
