@@ -8,7 +8,7 @@
  * be that long; the packets after a skipped row get their sequence numbers moved down, so mysql2 sees a
  * well-formed result without that row.
  */
-import net from 'node:net';
+import { GatedSocket } from './postgres-frames.js';
 
 const headerLength = 4;
 /** A piece of this length is continued by the next one. */
@@ -108,20 +108,14 @@ export class PacketGate {
  * A TCP socket whose received bytes pass through `gate` before any listener sees them, and that tells
  * the gate when the client starts a command; mysql2 takes it as its `stream`.
  */
-export class GatedMysqlSocket extends net.Socket {
-  constructor(private readonly gate: PacketGate) {
-    super();
-  }
-
-  override emit(event: string | symbol, ...args: unknown[]): boolean {
-    if (event !== 'data' || !Buffer.isBuffer(args[0])) return super.emit(event, ...args);
-    const passed = this.gate.filter(args[0]);
-    return passed.length === 0 ? true : super.emit('data', passed);
+export class GatedMysqlSocket extends GatedSocket {
+  constructor(private readonly packets: PacketGate) {
+    super(packets);
   }
 
   override write(data: string | Uint8Array, ...rest: unknown[]): boolean {
     // A client packet numbered 0 begins a command.
-    if (typeof data !== 'string' && data.length >= headerLength && data[3] === 0) this.gate.newCommand();
+    if (typeof data !== 'string' && data.length >= headerLength && data[3] === 0) this.packets.newCommand();
     const write = super.write as (data: string | Uint8Array, ...rest: unknown[]) => boolean;
     return write.call(this, data, ...rest);
   }

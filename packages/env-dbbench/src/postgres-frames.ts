@@ -134,10 +134,10 @@ export class MessageGate {
 
 /**
  * A TCP socket whose received bytes pass through `gate` before any listener sees them; node-postgres
- * takes it as its `stream`.
+ * takes it as its `stream` (with a `MessageGate`), and `GatedMysqlSocket` builds on it.
  */
 export class GatedSocket extends net.Socket {
-  constructor(private readonly gate: MessageGate) {
+  constructor(private readonly gate: { filter(chunk: Buffer): Buffer }) {
     super();
   }
 
