@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import {
   ConfigError,
+  namingFile,
   type Policy,
   parseWith,
   policySnapshotFile,
@@ -259,7 +260,11 @@ export function policyFromDescription(description: Record<string, unknown>, hook
   });
 }
 
-const SavedTrainer = z.object({ step: z.number().int().nonnegative(), trainer: z.unknown() });
+const SavedTrainer = z.object({
+  step: z.number().int().nonnegative(),
+  trainer: z.unknown(),
+  env: z.string().optional(),
+});
 
 /** A `--checkpoint` as read: the snapshot file, its run folder, and the split the run cut its tasks from. */
 export interface CheckpointSource {
@@ -325,6 +330,13 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
     const snapshot = join(target, policySnapshotFile(parseWith(SavedTrainer, await readJson(latest), latest).step));
     file = existsSync(snapshot) ? snapshot : latest;
   }
+  // A snapshot names the environment it was trained on: one copied out of its run folder, with no
+  // config.json beside it, is checked too.
+  const trainedOn = env === undefined ? undefined : parseWith(SavedTrainer, await readJson(file), file).env;
+  if (trainedOn !== undefined && trainedOn !== env)
+    throw new ConfigError(`--checkpoint ${path}: the policy was trained on ${trainedOn}, not on ${env}`, {
+      code: 'bad-flag',
+    });
   return { file, runDir, ...(cutFrom ? { cutFrom } : {}) };
 }
 
@@ -337,6 +349,6 @@ export async function trainedPolicy(path: string, env?: string): Promise<Simulat
   const { file } = await checkpointSource(path, env);
   const saved = parseWith(SavedTrainer, await readJson(file), file);
   const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
-  trainer.restore(saved.trainer);
+  namingFile(file, () => trainer.restore(saved.trainer));
   return trainer.policy;
 }

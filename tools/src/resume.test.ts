@@ -61,6 +61,30 @@ describe('--resume keeps the settings the run was started with', () => {
     ).resolves.toMatchObject({ env: 'dbbench', k: 1 });
   });
 
+  it('eval: a run that records no flags continues only as the evaluation it recorded', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'resume-eval-')), 'run');
+    await cli(['eval', '--env', 'dbbench', '--k', '2', '--limit', '3', '--quiet', '--out', out]);
+    const configPath = join(out, 'config.json');
+    const { flags: _flags, ...unflagged } = JSON.parse(await readFile(configPath, 'utf8'));
+    await writeFile(configPath, JSON.stringify(unflagged));
+    const before = await readFile(join(out, 'trajectories.jsonl'), 'utf8');
+    // Bare, it would take the defaults: every task of the split at k = 3.
+    await expect(cli(['eval', '--resume', out, '--quiet'])).rejects.toThrow(
+      /--resume .*run holds another evaluation: k 3 \(the run has 2\), attempts 3 \(the run has 2\), tasks \d+ items \(the run has \["dev-0","dev-1","dev-2"\]\); a continued run keeps its settings/,
+    );
+    expect(await readFile(join(out, 'trajectories.jsonl'), 'utf8')).toBe(before);
+    expect(JSON.parse(await readFile(configPath, 'utf8'))).toEqual(unflagged);
+    // Given as it was made, it continues.
+    await cli(['eval', '--resume', out, '--k', '2', '--limit', '3', '--quiet']);
+    expect(await lines(join(out, 'trajectories.jsonl'))).toHaveLength(6);
+    // A bad value the record holds is blamed on the record, not on a flag that was not given.
+    const config = JSON.parse(await readFile(configPath, 'utf8'));
+    await writeFile(configPath, JSON.stringify({ ...config, flags: { ...config.flags, attempts: 1 } }));
+    await expect(cli(['eval', '--resume', out, '--quiet'])).rejects.toThrow(
+      /--resume .*run: with the flags its config\.json records: --attempts must be at least --k \(2\), got 1/,
+    );
+  });
+
   it('train: a bare --resume continues the recorded run; --steps may extend it', async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'resume-train-')), 'run');
     await cli([

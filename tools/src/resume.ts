@@ -198,3 +198,63 @@ export async function flagsForResume<T extends object>(
   const places = Object.fromEntries(placeFlags.filter((key) => key in values).map((key) => [key, values[key]]));
   return { ...flags, ...recorded, ...kept, ...places } as T;
 }
+
+/** What makes an evaluation the run it is: a continuation that changes one of these is another run. */
+const evalIdentity = ['env', 'split', 'data', 'k', 'attempts', 'seed', 'scoring', 'tasks'] as const;
+
+/**
+ * Refuses to continue an evaluation as another one: the settings the continuation resolved to
+ * (`next`, the config it would record) against the ones `recorded` in the run's config.json,
+ * whatever restored them (recorded flags, or the command line for a run that recorded none).
+ * Compares the environment, split, tasks, k, attempts, seed and scoring, the policy's id and
+ * version, the harness and the routing; names each difference.
+ */
+export function checkSameEvaluation(
+  dir: string,
+  recorded: Record<string, unknown>,
+  next: Record<string, unknown>,
+): void {
+  const of = (config: Record<string, unknown>) => {
+    const policy = (config['policy'] ?? {}) as { id?: unknown; version?: unknown };
+    const harness = (config['harness'] ?? {}) as { id?: unknown };
+    const routing = config['routing'] as { kind?: unknown } | null | undefined;
+    return {
+      ...Object.fromEntries(evalIdentity.map((key) => [key, config[key] ?? (key === 'attempts' ? config['k'] : null)])),
+      policy: `${String(policy.id)}@${String(policy.version)}`,
+      harness: harness.id ?? null,
+      routing: routing?.kind ?? null,
+    } as Record<string, unknown>;
+  };
+  const before = of(recorded);
+  const now = of(next);
+  const show = (value: unknown) => {
+    const text = JSON.stringify(value);
+    return text.length > 80 && Array.isArray(value) ? `${value.length} items` : text;
+  };
+  const differences = Object.keys(now)
+    .filter((key) => !isDeepStrictEqual(before[key], now[key]))
+    .map((key) => `${key} ${show(now[key])} (the run has ${show(before[key])})`);
+  if (differences.length === 0) return;
+  throw new ConfigError(
+    `--resume ${dir} holds another evaluation: ${differences.join(', ')}; a continued run keeps its settings (give them as the run was made, or start a new run with --out)`,
+    { code: 'resume-mismatch' },
+  );
+}
+
+/**
+ * Runs the checks of a command's flags; for a continued run (`resume`: its folder), whose flags
+ * mostly come from its config.json, a flag error says so: `--resume DIR: with the flags its
+ * config.json records: MESSAGE`, so a value the record holds is not taken for one given.
+ */
+export function recordedFlagsChecked(resume: string | undefined, check: () => void): void {
+  if (resume === undefined) return check();
+  try {
+    check();
+  } catch (error) {
+    if (!ConfigError.isInstance(error) || error.code !== 'bad-flag') throw error;
+    throw new ConfigError(`--resume ${resolve(resume)}: with the flags its config.json records: ${error.message}`, {
+      code: 'bad-flag',
+      cause: error,
+    });
+  }
+}

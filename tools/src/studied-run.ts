@@ -67,7 +67,14 @@ export async function readStudiedRun(run: string): Promise<StudiedRunInfo> {
   const configPath = join(dir, trainFiles.config);
   if (!existsSync(configPath))
     throw new ConfigError(`${dir}: no training run here (no config.json)`, { code: 'bad-flag' });
-  const parsed = StudiedRun.safeParse(await readTrainConfig(dir));
+  const recorded = await readTrainConfig(dir);
+  const command = (recorded as { command?: unknown } | null)?.command;
+  if (command !== undefined && command !== 'train')
+    throw new ConfigError(
+      `${dir} holds a run of 'harness-s ${String(command)}', not a training run: a rescue study replays a training run's policy`,
+      { code: 'bad-flag' },
+    );
+  const parsed = StudiedRun.safeParse(recorded);
   if (!parsed.success)
     throw new ConfigError(`${configPath}: ${formatZodError(parsed.error)}`, { code: 'bad-run-config' });
   const config = parsed.data;

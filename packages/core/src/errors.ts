@@ -102,3 +102,18 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * Runs `read` (which reads something out of the file at `path`) and names the file in a config or
+ * input error it throws: `path: message`, the same category and code. Other errors pass unchanged.
+ */
+export function namingFile<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!HarnessError.isInstance(error) || (error.category !== 'config' && error.category !== 'input')) throw error;
+    if (error.message.startsWith(`${path}`)) throw error;
+    const Named = error.category === 'config' ? ConfigError : InputError;
+    throw new Named(`${path}: ${error.message}`, { code: error.code, cause: error });
+  }
+}

@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { appendFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from './errors.js';
@@ -63,5 +64,18 @@ describe('writeLinesAtomic', () => {
     // The earlier file stands, whole, and no temporary file is left beside it.
     expect(await readFile(path, 'utf8')).toBe(text);
     expect(await readdir(dir)).toEqual(['out.jsonl']);
+  });
+
+  it("removes what a killed writer of the file left, and keeps a live writer's temporary file", async () => {
+    const dir = await folder();
+    const path = join(dir, 'out.jsonl');
+    // A process that has ended: its pid is free (and not reused within this test).
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    const stale = `out.jsonl.${hostname()}.${gone}.0.1.tmp`;
+    const live = `out.jsonl.${hostname()}.${process.pid}.0.99.tmp`;
+    const otherHost = `out.jsonl.elsewhere.${gone}.0.1.tmp`;
+    for (const name of [stale, live, otherHost]) await writeFile(join(dir, name), 'partial');
+    await writeLinesAtomic(path, ['{"a":1}']);
+    expect((await readdir(dir)).sort()).toEqual([otherHost, 'out.jsonl', live].sort());
   });
 });

@@ -1,9 +1,10 @@
-import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ConfigError, InputError } from './errors.js';
 import { parseWith, streamJsonl } from './jsonl.js';
-import { lockRunFolder } from './run-lock.js';
+import { lockRunFolder, processAlive } from './run-lock.js';
 import { Trajectory } from './trajectory.js';
 
 /** File names inside a run folder. */
@@ -15,7 +16,6 @@ export const runFiles = {
 
 let temporaryCount = 0;
 
-/** Writes a JSON file atomically (temp file, then rename), so readers never see half a file. */
 /** Replaces a file in one step: a reader, or a kill, never meets it half written. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
@@ -171,12 +171,33 @@ export async function* streamTrajectories(path: string): AsyncGenerator<Trajecto
 }
 
 /**
+ * Removes what writers of `path` killed mid-write left (`writeLinesAtomic`'s temporary files of a
+ * process of this machine that is gone), which could be as large as the file; a live writer's stays.
+ */
+async function removeStaleTemporaries(path: string): Promise<void> {
+  const prefix = `${basename(path)}.${hostname()}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const [pid] = name.slice(prefix.length).split('.');
+    if (/^\d+$/.test(pid ?? '') && !processAlive(Number(pid)))
+      await rm(join(dirname(path), name), { force: true }).catch(() => undefined);
+  }
+}
+
+/**
  * Writes lines to a file atomically (a temporary file renamed into place), as they come, without
  * holding them all in memory: a reader sees the old file or the whole new one. Returns how many.
  */
 export async function writeLinesAtomic(path: string, lines: AsyncIterable<string> | Iterable<string>): Promise<number> {
   await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.${threadId}.${++temporaryCount}.tmp`;
+  await removeStaleTemporaries(path);
+  const temporary = `${path}.${hostname()}.${process.pid}.${threadId}.${++temporaryCount}.tmp`;
   const handle = await open(temporary, 'w');
   let count = 0;
   let renamed = false;

@@ -144,6 +144,18 @@ describe('harness-s compare', () => {
     const again = await findTrainingRuns([join(dir, 'runs'), join(dir, 'runs'), runs[0]?.dir ?? '']);
     expect(again.runs.map((run) => run.dir)).toEqual(runs.map((run) => run.dir));
     expect(text).toMatch(/left out, not training runs: .*eval\n/);
+    // A run stopped before its end (no summary.json yet) is named, not dropped without a word.
+    const stopped = join(dir, 'stopped', 'adaptive-3');
+    await cp(join(dir, 'runs', 'adaptive-1'), stopped, { recursive: true });
+    await rm(join(stopped, 'summary.json'));
+    const withStopped = await printed(() => runCompare([join(dir, 'runs'), join(dir, 'stopped')]));
+    expect(withStopped).toContain('3 training runs');
+    expect(withStopped).toMatch(
+      /left out, not ended \(no summary\.json; `train --resume` finishes a stopped run\): .*adaptive-3\n/,
+    );
+    await expect(runCompare([join(dir, 'stopped')])).rejects.toThrow(
+      /no training run .* in .*stopped; left out, not ended .*adaptive-3/,
+    );
   });
 
   it('groups by the settings asked for, writes JSON, and refuses a folder without training runs', async () => {

@@ -37,6 +37,8 @@ const rates = (values: readonly number[]): string => (values.length > 0 ? meanSp
 
 /** Folders a run folder holds that hold no other run. */
 const runParts = new Set(['checkpoints', 'batches', 'node_modules', '.git']);
+/** Marks a folder `summaryFolders` found as a training run that has not ended. */
+const unfinished = 'unfinished:';
 
 /** `{a: {b: 1}, c: [1, 2]}` -> `{'a.b': '1', c: '1,2'}`. */
 function flatten(value: unknown, prefix: string, into: Record<string, string>): void {
@@ -105,9 +107,13 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-/** The folders holding a summary.json under `dir` (itself included), depth-first in name order. */
+/**
+ * The folders holding a summary.json under `dir` (itself included), depth-first in name order, and
+ * a training run's folder that holds none yet (stopped before its end) as `unfinished:DIR`.
+ */
 async function summaryFolders(dir: string, depth = 0): Promise<string[]> {
   if (existsSync(join(dir, 'summary.json'))) return [dir];
+  if (existsSync(join(dir, 'checkpoints')) && existsSync(join(dir, 'config.json'))) return [`${unfinished}${dir}`];
   if (depth >= 8) return [];
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const nested = await Promise.all(
@@ -122,11 +128,15 @@ async function summaryFolders(dir: string, depth = 0): Promise<string[]> {
 /**
  * The training runs in these folders: each folder is a run, or holds runs at any depth (a
  * reproduction's `train` folder, a folder of `train --out` runs). Folders with a summary.json that
- * is not a training run's (an `eval` run's) are counted in `skipped`.
+ * is not a training run's (an `eval` run's) are counted in `skipped`, and training runs that have
+ * not ended (no summary.json yet: stopped, or still running) in `unfinished`.
  */
-export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs: ComparedRun[]; skipped: string[] }> {
+export async function findTrainingRuns(
+  dirs: readonly string[],
+): Promise<{ runs: ComparedRun[]; skipped: string[]; unfinished: string[] }> {
   const runs: ComparedRun[] = [];
   const skipped: string[] = [];
+  const stopped: string[] = [];
   const seen = new Set<string>();
   for (const given of dirs) {
     const dir = resolve(given);
@@ -135,7 +145,12 @@ export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs:
       throw new ConfigError(`${given}: a file, not a folder (give run folders, or folders holding them)`, {
         code: 'missing-run',
       });
-    for (const folder of await summaryFolders(dir)) {
+    for (const found of await summaryFolders(dir)) {
+      if (found.startsWith(unfinished)) {
+        stopped.push(found.slice(unfinished.length));
+        continue;
+      }
+      const folder = found;
       // Folders given twice, or one inside another given, are one run.
       const real = realpathSync(folder);
       if (seen.has(real)) continue;
@@ -156,7 +171,7 @@ export async function findTrainingRuns(dirs: readonly string[]): Promise<{ runs:
       });
     }
   }
-  return { runs, skipped };
+  return { runs, skipped, unfinished: [...new Set(stopped.map((dir) => realpathSync(dir)))] };
 }
 
 /**
@@ -200,11 +215,23 @@ export interface CompareFlags {
 
 /** `harness-s compare DIR...`: training runs side by side, every seed of a configuration as one row. */
 export async function runCompare(dirs: readonly string[], flags: CompareFlags = {}): Promise<ComparedGroup[]> {
-  const { runs, skipped } = await findTrainingRuns(dirs);
+  const { runs, skipped, unfinished: stopped } = await findTrainingRuns(dirs);
+  const base = process.cwd();
+  const listed = (folders: string[]) =>
+    `${folders
+      .slice(0, 3)
+      .map((dir) => relative(base, dir) || '.')
+      .join(', ')}${folders.length > 3 ? ` and ${folders.length - 3} more` : ''}`;
+  const notEnded =
+    stopped.length > 0
+      ? `left out, not ended (no summary.json; \`train --resume\` finishes a stopped run): ${listed(stopped)}`
+      : '';
   if (runs.length === 0)
-    throw new ConfigError(`no training run (a folder with a training summary.json) in ${dirs.join(', ')}`, {
-      code: 'missing-run',
-    });
+    throw new ConfigError(
+      `no training run (a folder with a training summary.json) in ${dirs.join(', ')}${notEnded ? `; ${notEnded}` : ''}`,
+      { code: 'missing-run' },
+    );
+  if (notEnded && flags.json) process.stderr.write(`${notEnded}\n`);
   const { keys, groups } = groupRuns(runs, flags.by);
   const against = flags.against ? parseAgainst(flags.against) : undefined;
   const differences = against ? againstBaseline(groups, keys, against) : undefined;
@@ -252,19 +279,14 @@ export async function runCompare(dirs: readonly string[], flags: CompareFlags = 
     'all-failed groups',
     'rescue success',
   ];
-  const base = process.cwd();
   process.stdout.write(
     `${renderTable(headers, rows, keys.length + 2)}\n` +
       (runs.length === 1
         ? '1 training run, under H0 on its test tasks (%)'
         : `${runs.length} training runs, under H0 on their test tasks (mean ± sample std over runs, %)`) +
       (keys.length === 0 && runs.length > 1 ? '; they ran with the same settings' : '') +
-      (skipped.length > 0
-        ? `\nleft out, not training runs: ${skipped
-            .slice(0, 3)
-            .map((dir) => relative(base, dir) || '.')
-            .join(', ')}${skipped.length > 3 ? ` and ${skipped.length - 3} more` : ''}`
-        : '') +
+      (skipped.length > 0 ? `\nleft out, not training runs: ${listed(skipped)}` : '') +
+      (notEnded ? `\n${notEnded}` : '') +
       '\n',
   );
   if (differences && against) {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveSeed } from '@harness-s/core';
@@ -104,6 +104,20 @@ describe('eval --checkpoint', () => {
     });
     await expect(runEval({ ...flags, env: 'appworld', checkpoint: run })).rejects.toThrow(
       /--checkpoint .*run: the run trained on dbbench, not on appworld/,
+    );
+    // A snapshot copied out of its run folder still names its environment.
+    const copied = join(dir, 'copied', 'checkpoints', 'policy-step-1.json');
+    await mkdir(join(dir, 'copied', 'checkpoints'), { recursive: true });
+    await copyFile(join(run, 'checkpoints', 'policy-step-1.json'), copied);
+    await expect(runEval({ ...flags, env: 'appworld', checkpoint: copied })).rejects.toThrow(
+      /--checkpoint .*policy-step-1\.json: the policy was trained on dbbench, not on appworld/,
+    );
+    // A snapshot whose parameters do not read is named.
+    const saved = JSON.parse(await readFile(copied, 'utf8'));
+    saved.trainer.config.theta['inspect-table'] = 'high';
+    await writeFile(copied, JSON.stringify(saved));
+    await expect(runEval({ ...flags, checkpoint: copied })).rejects.toThrow(
+      /copied\/checkpoints\/policy-step-1\.json: checkpoint trainer state: config\.theta\.inspect-table: /,
     );
     await runEval({ ...flags, limit: 1, out: join(dir, 'evaluated') });
     await expect(runEval({ ...flags, checkpoint: join(dir, 'evaluated') })).rejects.toThrow(

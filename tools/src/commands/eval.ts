@@ -30,7 +30,13 @@ import {
 } from '../policies.js';
 import { createProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
-import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
+import {
+  checkRunFolder,
+  checkSameEvaluation,
+  flagsForResume,
+  flagsToRecord,
+  recordedFlagsChecked,
+} from '../resume.js';
 import { rank1Routing } from '../routing.js';
 import { loadSplitTasks, someLoaded } from '../task-splits.js';
 
@@ -122,21 +128,24 @@ export async function runEval(
   await checkRunFolder('eval', given);
   const merged = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, evalChangeable) : given;
   // A run folder's checkpoint is recorded as the snapshot it resolved to: a resume reads that policy.
-  checkCheckpointFlags(merged);
   const source = merged.checkpoint ? await checkpointSource(merged.checkpoint, merged.env) : undefined;
   const flags = source ? { ...merged, checkpoint: source.file } : merged;
-  if (flags.routing !== 'rank1') {
-    const routingOnly = (['pool', 'profiles', 'llmRanker'] as const).filter((key) => flags[key] !== undefined);
-    const named = { pool: '--pool', profiles: '--profiles', llmRanker: '--llm-ranker' };
-    if (routingOnly.length > 0)
-      throw new ConfigError(
-        `${routingOnly.map((key) => named[key]).join(', ')}: only for --routing rank1; without it eval runs every task under --harness and would ignore ${routingOnly.length > 1 ? 'them' : 'it'}`,
-        { code: 'bad-flag' },
-      );
-  }
   const attempts = flags.attempts ?? flags.k;
-  if (!Number.isInteger(attempts) || attempts < flags.k)
-    throw new ConfigError(`--attempts must be at least --k (${flags.k}), got ${attempts}`, { code: 'bad-flag' });
+  // Flags a continued run restored are the record's: a bad one is blamed on it, not on the command line.
+  recordedFlagsChecked(given.resume, () => {
+    checkCheckpointFlags(merged);
+    if (flags.routing !== 'rank1') {
+      const routingOnly = (['pool', 'profiles', 'llmRanker'] as const).filter((key) => flags[key] !== undefined);
+      const named = { pool: '--pool', profiles: '--profiles', llmRanker: '--llm-ranker' };
+      if (routingOnly.length > 0)
+        throw new ConfigError(
+          `${routingOnly.map((key) => named[key]).join(', ')}: only for --routing rank1; without it eval runs every task under --harness and would ignore ${routingOnly.length > 1 ? 'them' : 'it'}`,
+          { code: 'bad-flag' },
+        );
+    }
+    if (!Number.isInteger(attempts) || attempts < flags.k)
+      throw new ConfigError(`--attempts must be at least --k (${flags.k}), got ${attempts}`, { code: 'bad-flag' });
+  });
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   if (!flags.quiet) noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
@@ -164,7 +173,7 @@ export async function runEval(
             if (!flags.quiet) process.stderr.write(`${line}\n`);
           })
         : null;
-    const store = await RunStore.create(dir, {
+    const config = {
       command: 'eval',
       flags: flagsToRecord(flags),
       env: flags.env,
@@ -180,7 +189,10 @@ export async function runEval(
       routing: routed ? { kind: 'rank1', pool: flags.pool, profiles: flags.profiles, choices: routed.choices } : null,
       tasks: taskSet.tasks.map((task) => task.id),
       createdAt: new Date().toISOString(),
-    });
+    };
+    if (flags.resume)
+      checkSameEvaluation(dir, (await readJson(join(dir, 'config.json'))) as Record<string, unknown>, config);
+    const store = await RunStore.create(dir, config);
 
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);

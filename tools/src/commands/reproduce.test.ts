@@ -29,6 +29,14 @@ describe('harness-s reproduce, continued in its folder', () => {
     expect(await readFile(join(out, 'config.json'), 'utf8')).toBe(before);
   });
 
+  it('refuses a folder holding a run of another command, saying what it holds', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'reproduce-other-'));
+    await writeJsonAtomic(join(out, 'config.json'), { command: 'eval', policy: { id: 'sim' } });
+    await expect(refuseOtherSettings(out, { budgets: {}, policy: new SimulatedPolicy().describe() })).rejects.toThrow(
+      /holds a run of 'harness-s eval', not a reproduction/,
+    );
+  });
+
   it('reads a setting its folder predates as the default, so that folder still continues', async () => {
     const out = await startedWith(true);
     const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8'));

@@ -133,6 +133,12 @@ describe('harness-s rescue-study', () => {
       /the run's pool had 1 variant\(s\) this one lacks \(v-/,
     );
     await expect(runRescueStudy({ ...flags(), run: pool })).rejects.toThrow(/no training run here \(no config.json\)/);
+    const evaluation = join(dir, 'evaluation');
+    await mkdir(evaluation);
+    await writeFile(join(evaluation, 'config.json'), JSON.stringify({ command: 'eval', env: 'dbbench', k: 3 }));
+    await expect(runRescueStudy({ ...flags(), run: evaluation })).rejects.toThrow(
+      /evaluation holds a run of 'harness-s eval', not a training run/,
+    );
   });
 
   it('studies the first, middle and last step by default', () => {

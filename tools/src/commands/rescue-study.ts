@@ -6,6 +6,8 @@ import {
   deriveSeed,
   type Environment,
   type Harness,
+  namingFile,
+  policySnapshotFile,
   readPolicySnapshot,
   type Task,
   writeJsonAtomic,
@@ -140,7 +142,8 @@ export async function studyTrainingRun(options: StudyTrainingRunOptions): Promis
   const variants = options.variants ?? run.variants;
   const policyAt = async (step: number) => {
     const trainer = new SimulatedGrpoTrainer(new SimulatedPolicy());
-    trainer.restore((await readPolicySnapshot(run.dir, step)).trainer);
+    const snapshot = await readPolicySnapshot(run.dir, step);
+    namingFile(join(run.dir, policySnapshotFile(step)), () => trainer.restore(snapshot.trainer));
     return trainer.policy;
   };
   // With the similar-failure ranker, anchoring records how H0 failed each validation task.

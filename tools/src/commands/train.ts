@@ -29,7 +29,7 @@ import { noteUnknownSimSkills, simulatedSettings, simulatedSettingsText } from '
 import { loadPoolHarnesses } from '../pool.js';
 import { partsProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
-import { checkRunFolder, flagsForResume, flagsToRecord } from '../resume.js';
+import { checkRunFolder, flagsForResume, flagsToRecord, recordedFlagsChecked } from '../resume.js';
 import { keepSplitFile, keptSplit, loadTaskSplits, type RecordedSplit, recordedSplit } from '../task-splits.js';
 import { batchHook, checkStrayHook } from './on-batch.js';
 
@@ -81,13 +81,16 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
   if (given.resume) await checkExtension(resolve(given.resume), flags);
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
-  const rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
+  let rescue: ReturnType<typeof parseShape> | undefined;
+  recordedFlagsChecked(given.resume, () => {
+    rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
+    requirePool(flags.method, Boolean(flags.pool));
+    refuseUnusedFlags(flags, explicit);
+  });
   if (flags.k < 2 && !flags.quiet)
     process.stderr.write(
       'warning: --k 1: a group of one attempt has no spread, so its advantage is 0 and GRPO learns nothing from it; use --k 2 or more to train\n',
     );
-  requirePool(flags.method, Boolean(flags.pool));
-  refuseUnusedFlags(flags, explicit);
   // Another policy than the simulated one: a model served elsewhere, trained by an external trainer.
   const served = servedPolicy(flags);
   // The simulated policy walks the environment's plans; a model writes its own actions.

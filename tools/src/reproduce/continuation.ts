@@ -27,6 +27,12 @@ export async function refuseOtherSettings(
   const path = join(root, 'config.json');
   if (!existsSync(path)) return;
   const earlier = { ...((await readJson(path)) as Record<string, unknown>) };
+  const command = earlier['command'];
+  if (command !== undefined && command !== 'reproduce')
+    throw new ConfigError(
+      `${root} holds a run of 'harness-s ${String(command)}', not a reproduction: give --out a new folder or a reproduction's`,
+      { code: 'run-exists' },
+    );
   // A folder written before a setting existed holds no value for it: read with the policy's
   // defaults for missing fields, as its checkpoints are.
   if (earlier['policy'] && typeof earlier['policy'] === 'object') {

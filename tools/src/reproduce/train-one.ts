@@ -6,6 +6,7 @@ import {
   type Environment,
   evaluate,
   type Harness,
+  namingFile,
   type Policy,
   parseWith,
   readJson,
@@ -173,7 +174,8 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
   if (existsSync(summaryPath)) {
     summary = parseWith(TrainSummary, await readJson(summaryPath), summaryPath);
     const checkpointPath = join(dir, 'checkpoints', 'latest.json');
-    trainer.restore(parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).trainer);
+    const saved = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
+    namingFile(checkpointPath, () => trainer.restore(saved.trainer));
     // Its steps count as done, so a continued reproduction's progress starts where it stopped.
     for (let step = 0; step < summary.steps; step += 1) options.onStep?.(`${label}, trained before`);
   } else {

@@ -63,7 +63,7 @@ export interface SimulatedModelServer {
 export async function startSimulatedModelServer(options: SimulatedModelServerOptions): Promise<SimulatedModelServer> {
   const { world } = options;
   const log = options.log ?? (() => {});
-  const store = options.dir ? new ServedPolicyStore(options.dir) : undefined;
+  const store = options.dir ? new ServedPolicyStore(options.dir, world.environment.id) : undefined;
   const saved = store ? await store.load() : undefined;
   // The policy it starts from is the one before step 1, whatever run it came from.
   const initial = new SimulatedPolicy(options.policy.config, 0);

@@ -31,7 +31,11 @@ const SavedUpdates = z.array(
 
 /** The served parameters on disk: a training run's policy snapshots, and the updates applied. */
 export class ServedPolicyStore {
-  constructor(private readonly dir: string) {}
+  /** `env`: the environment served, recorded in every snapshot (and checked when one is read back). */
+  constructor(
+    private readonly dir: string,
+    private readonly env?: string,
+  ) {}
 
   /** The steps whose policy snapshots the folder holds, in order. */
   private async steps(): Promise<number[]> {
@@ -50,7 +54,8 @@ export class ServedPolicyStore {
     const steps = await this.steps();
     if (steps.length === 0) return undefined;
     const snapshots = new Map<number, SimulatedPolicy>();
-    for (const step of steps) snapshots.set(step, await trainedPolicy(join(this.dir, policySnapshotFile(step))));
+    for (const step of steps)
+      snapshots.set(step, await trainedPolicy(join(this.dir, policySnapshotFile(step)), this.env));
     const file = join(this.dir, 'updates.json');
     const updates = existsSync(file) ? parseWith(SavedUpdates, await readJson(file), file) : [];
     return { snapshots, updates };
@@ -64,6 +69,7 @@ export class ServedPolicyStore {
       step: policy.step,
       trainer: trainer.state(),
       savedAt: new Date().toISOString(),
+      ...(this.env ? { env: this.env } : {}),
     };
     await writeJsonAtomic(join(this.dir, policySnapshotFile(policy.step)), snapshot);
     for (const step of await this.steps())

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -96,6 +96,57 @@ describe('continuing a training run', () => {
         1,
       ),
     ).toThrow(/config\.advantage \{"std":"sample"/);
+  });
+});
+
+describe('a continued run whose logs were damaged', () => {
+  it('is refused before anything is rewritten, naming the steps its checkpoint covers that the logs lack', async () => {
+    const { environment } = createCounterEnvironment();
+    const { tasks } = await environment.loadTasks({});
+    const dir = join(await mkdtemp(join(tmpdir(), 'damaged-')), 'run');
+    const options = (steps: number, resume: boolean) => ({
+      config: { method: 'grpo' as const, steps, batchSize: 2, k: 2, seed: 1, evalK: 1 },
+      environment,
+      tasks: { train: tasks, test: tasks },
+      h0: createPlainHarness(),
+      trainer: recordingTrainer(),
+      dir,
+      resume,
+    });
+    await train(options(3, false));
+    const metricsPath = join(dir, 'metrics.jsonl');
+    const trajectoriesPath = join(dir, 'trajectories.jsonl');
+    const metrics = await readFile(metricsPath, 'utf8');
+    const trajectories = await readFile(trajectoriesPath, 'utf8');
+    const config = await readFile(join(dir, 'config.json'), 'utf8');
+
+    // The last checkpointed step's metrics line cut short, as a torn tail: not dropped silently.
+    const lines = metrics.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    const torn = `${lines.slice(0, 2).join('\n')}\n${lines[2]?.slice(0, 20)}`;
+    await writeFile(metricsPath, torn);
+    await expect(train(options(4, true))).rejects.toThrow(
+      /resume: .*run is damaged: its checkpoint covers steps 1-3, but metrics\.jsonl has no line for step 3; .*train it again in another folder/,
+    );
+    // Nothing was rewritten: the torn line and the recorded config are as they were.
+    expect(await readFile(metricsPath, 'utf8')).toBe(torn);
+    expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe(config);
+
+    // A step's metrics twice, and a step's attempts gone.
+    await writeFile(metricsPath, `${lines[0]}\n${lines[0]}\n${lines[2]}\n`);
+    const withoutStep2 = trajectories
+      .split('\n')
+      .filter((line) => line === '' || JSON.parse(line).training.step !== 2)
+      .join('\n');
+    await writeFile(trajectoriesPath, withoutStep2);
+    await expect(train(options(4, true))).rejects.toThrow(
+      /metrics\.jsonl has no line for step 2, and metrics\.jsonl has several lines for step 1, and trajectories\.jsonl has no attempt of step 2/,
+    );
+
+    // Restored, it continues.
+    await writeFile(metricsPath, metrics);
+    await writeFile(trajectoriesPath, trajectories);
+    expect((await train(options(4, true))).steps).toBe(4);
   });
 });
 

@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import { everyAttemptLost, inProcessRunner } from '../attempt-runner.js';
 import type { Environment } from '../environment.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, namingFile } from '../errors.js';
 import { evaluate } from '../evaluate.js';
 import { formatZodError } from '../jsonl.js';
 import { deriveSeed } from '../random.js';
@@ -22,6 +23,7 @@ import {
   readStepMetrics,
   TrainStore,
   type TrainTotals,
+  trainFiles,
 } from './train-store.js';
 import { sumHarnessUsage, type TrainSummary, trainSummary } from './train-summary.js';
 import type { ScoredGroup } from './trainer.js';
@@ -77,8 +79,9 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     const totals: TrainTotals = checkpoint?.totals ?? emptyTotals();
     const evals: EvalPoint[] = checkpoint?.evals ?? [];
     if (checkpoint) {
-      trainer.restore(checkpoint.trainer);
-      router.restore(checkpoint.router);
+      const checkpointPath = join(options.dir, trainFiles.checkpoint);
+      namingFile(checkpointPath, () => trainer.restore(checkpoint.trainer));
+      namingFile(checkpointPath, () => router.restore(checkpoint.router));
     }
     // The run's wall time: what the checkpoint kept of earlier sessions, and this one's.
     const earlierMs = totals.elapsedMs ?? 0;
@@ -158,6 +161,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         totals,
         evals,
         savedAt: new Date().toISOString(),
+        env: environment.id,
       });
     }
 
@@ -348,6 +352,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         totals,
         evals,
         savedAt: new Date().toISOString(),
+        env: environment.id,
       };
       await store.commitStep(allTrajectories, stepMetrics, next);
       options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });

@@ -78,6 +78,8 @@ export const Checkpoint = z.object({
   totals: TrainTotals,
   evals: z.array(EvalPoint),
   savedAt: z.string(),
+  /** The environment trained on (absent in checkpoints written before it was recorded). */
+  env: z.string().optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 
@@ -91,6 +93,11 @@ export const PolicySnapshot = z.object({
   step: z.number().int().nonnegative(),
   trainer: z.unknown(),
   savedAt: z.string(),
+  /**
+   * The environment the policy was trained on, so that a snapshot copied out of its run folder is
+   * not taken for another environment's (absent in snapshots written before it was recorded).
+   */
+  env: z.string().optional(),
 });
 export type PolicySnapshot = z.infer<typeof PolicySnapshot>;
 
@@ -99,11 +106,60 @@ export type PolicySnapshot = z.infer<typeof PolicySnapshot>;
  * short at the end, as a kill leaves it, goes too). What a resumed run drops of its logs.
  */
 export async function truncateAfterStep(path: string, step: number, stepOf: (value: unknown) => number): Promise<void> {
-  if (!existsSync(path)) return;
-  const lines = await readJsonl(path, { tolerateTornTail: true });
-  const kept = lines.filter(({ value }) => stepOf(value) <= step).map(({ value }) => JSON.stringify(value));
-  await writeFileAtomic(path, kept.length ? `${kept.join('\n')}\n` : '');
+  await (await linesUpToStep(path, step, stepOf)).write();
 }
+
+/**
+ * The lines of a JSONL file up to `step` (a torn last line left out): their steps, and `write()`,
+ * which rewrites the file with only them. Nothing is written until it is called.
+ */
+async function linesUpToStep(
+  path: string,
+  step: number,
+  stepOf: (value: unknown) => number,
+): Promise<{ steps: number[]; write(): Promise<void> }> {
+  if (!existsSync(path)) return { steps: [], write: async () => {} };
+  const kept = (await readJsonl(path, { tolerateTornTail: true })).filter(({ value }) => stepOf(value) <= step);
+  return {
+    steps: kept.map(({ value }) => stepOf(value)),
+    write: () =>
+      writeFileAtomic(path, kept.length ? `${kept.map(({ value }) => JSON.stringify(value)).join('\n')}\n` : ''),
+  };
+}
+
+/**
+ * Refuses to continue a run whose logs lack what its checkpoint covers: every step up to the
+ * checkpoint has its one metrics line and its trajectories, since a step is appended (and synced)
+ * before its checkpoint is written. A file damaged or edited by hand would otherwise lose a step's
+ * record without a word and the continued run would end with other totals than its logs.
+ */
+export function checkLoggedSteps(
+  dir: string,
+  checkpointStep: number,
+  metricSteps: number[],
+  trajectorySteps: number[],
+): void {
+  const problems: string[] = [];
+  const expected = Array.from({ length: checkpointStep }, (_, index) => index + 1);
+  const counts = new Map<number, number>();
+  for (const step of metricSteps) counts.set(step, (counts.get(step) ?? 0) + 1);
+  const missing = expected.filter((step) => !counts.has(step));
+  const doubled = [...counts].filter(([, count]) => count > 1).map(([step]) => step);
+  if (missing.length) problems.push(`${trainFiles.metrics} has no line for step ${steps(missing)}`);
+  if (doubled.length) problems.push(`${trainFiles.metrics} has several lines for step ${steps(doubled)}`);
+  const traced = new Set(trajectorySteps);
+  const untraced = expected.filter((step) => !traced.has(step));
+  if (untraced.length) problems.push(`${trainFiles.trajectories} has no attempt of step ${steps(untraced)}`);
+  if (problems.length === 0) return;
+  throw new ConfigError(
+    `resume: ${dir} is damaged: its checkpoint covers steps 1-${checkpointStep}, but ${problems.join(', and ')}; ` +
+      'its record of those steps is lost, so it cannot be continued as the same run (train it again in another folder)',
+    { code: 'damaged-run' },
+  );
+}
+
+const steps = (list: number[]): string =>
+  list.length > 6 ? `${list.slice(0, 6).join(', ')} and ${list.length - 6} more` : list.join(', ');
 
 /**
  * A training run folder. Each step's trajectories and metrics are appended in one go after the
@@ -157,22 +213,25 @@ export class TrainStore {
         const configPath = join(dir, trainFiles.config);
         const recorded = existsSync(configPath) ? ((await readJson(configPath)) as Record<string, unknown>) : {};
         sameRun(recorded, checkpoint.step);
+        const trajectories = await linesUpToStep(
+          join(dir, trainFiles.trajectories),
+          checkpoint.step,
+          (value) => (value as { training?: { step?: number } }).training?.step ?? 0,
+        );
+        const metrics = await linesUpToStep(
+          join(dir, trainFiles.metrics),
+          checkpoint.step,
+          (value) => (value as { step?: number }).step ?? 0,
+        );
+        checkLoggedSteps(dir, checkpoint.step, metrics.steps, trajectories.steps);
         // What a continuation may change (how far it goes, how it runs) is recorded as it now is;
         // the policy it started from stays as recorded (a served model's address may change).
         await writeJsonAtomic(configPath, {
           ...(config as Record<string, unknown>),
           ...('policy' in recorded ? { policy: recorded['policy'] } : {}),
         });
-        await truncateAfterStep(
-          join(dir, trainFiles.trajectories),
-          checkpoint.step,
-          (value) => (value as { training?: { step?: number } }).training?.step ?? 0,
-        );
-        await truncateAfterStep(
-          join(dir, trainFiles.metrics),
-          checkpoint.step,
-          (value) => (value as { step?: number }).step ?? 0,
-        );
+        await trajectories.write();
+        await metrics.write();
         return { store, checkpoint };
       }
     } else if (existsSync(join(dir, trainFiles.trajectories)) || existsSync(checkpointPath)) {
@@ -209,8 +268,8 @@ export class TrainStore {
 
   /** The policy snapshot of the checkpoint's step, then the checkpoint itself. */
   async writeCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    const { step, trainer, savedAt } = checkpoint;
-    const snapshot: PolicySnapshot = { schemaVersion: 1, step, trainer, savedAt };
+    const { step, trainer, savedAt, env } = checkpoint;
+    const snapshot: PolicySnapshot = { schemaVersion: 1, step, trainer, savedAt, ...(env ? { env } : {}) };
     await writeJsonAtomic(join(this.dir, policySnapshotFile(step)), snapshot);
     await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
   }
