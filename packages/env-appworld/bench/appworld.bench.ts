@@ -12,7 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { createAppWorldEnvironment } from '../src/environment.js';
 import { snapshotState } from '../src/evaluation/state-diff.js';
 import { createAppWorldRemoteEnvironment } from '../src/remote.js';
-import { sharedWorkerPool } from '../src/sandbox/sandbox-worker.js';
+import { sharedWorkerPool } from '../src/sandbox/worker-pool.js';
 import { startAppWorldServer } from '../src/server.js';
 import { generateWorld } from '../src/world/generate.js';
 import { WorldSession } from '../src/world/session.js';

@@ -1,6 +1,6 @@
 import { defineEnvironmentContract } from '@harness-s/tests';
 import { type AppWorldEnvironment, createAppWorldEnvironment } from './environment.js';
-import { SandboxWorkerPool } from './sandbox/sandbox-worker.js';
+import { SandboxWorkerPool } from './sandbox/worker-pool.js';
 
 const pool = new SandboxWorkerPool();
 

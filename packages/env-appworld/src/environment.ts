@@ -16,7 +16,7 @@ import { apiNames } from './apps/index.js';
 import { AppWorldEpisode } from './episode.js';
 import { goalCompletion, goalCompletionLines } from './goal-completion.js';
 import { CodeSandbox, type SandboxLimits } from './sandbox/code-sandbox.js';
-import type { SandboxWorkerPool } from './sandbox/sandbox-worker.js';
+import type { SandboxWorkerPool } from './sandbox/worker-pool.js';
 import { appworldHardness } from './task-hardness.js';
 import { act, appworldSkills } from './tasks/plan-steps.js';
 import { type AppWorldTask, appworldSplits } from './tasks/types.js';

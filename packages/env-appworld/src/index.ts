@@ -12,6 +12,7 @@ export * from './protocol.js';
 export * from './remote.js';
 export * from './sandbox/code-sandbox.js';
 export * from './sandbox/sandbox-worker.js';
+export * from './sandbox/worker-pool.js';
 export * from './server.js';
 export * from './task-hardness.js';
 export * from './tasks/plan-steps.js';

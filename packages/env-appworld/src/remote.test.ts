@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppWorldEnvironment, createAppWorldEnvironment } from './environment.js';
 import { runActions } from './plan-runner.js';
 import { createAppWorldRemoteEnvironment } from './remote.js';
-import { SandboxWorkerPool } from './sandbox/sandbox-worker.js';
+import { SandboxWorkerPool } from './sandbox/worker-pool.js';
 import { type AppWorldServer, startAppWorldServer } from './server.js';
 import type { AppWorldTask } from './tasks/types.js';
 

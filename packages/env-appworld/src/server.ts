@@ -7,8 +7,11 @@ import { apps } from './apps/index.js';
 import { type AppWorldEnvironment, createAppWorldEnvironment } from './environment.js';
 import type { AppWorldEpisode } from './episode.js';
 import { BatchExecuteBody, ExecuteBody, InitializeBody, TaskBody, type TaskInfoWire } from './protocol.js';
+import { BodyRefused, defaultBodyTimeoutMs, defaultMaxBodyBytes, readBody } from './request-body.js';
 import { executeTool } from './tasks/plan-steps.js';
 import type { EmbeddedTask } from './tasks/types.js';
+
+export { defaultBodyTimeoutMs, defaultMaxBodyBytes };
 
 export interface AppWorldServerOptions {
   /** The embedded environment to serve; a fresh one by default. */
@@ -17,6 +20,10 @@ export interface AppWorldServerOptions {
   port?: number;
   /** Always loopback unless told otherwise. */
   host?: string;
+  /** Bytes of a request body read at most (`defaultMaxBodyBytes`, 8 MiB); a longer body gets 413. */
+  maxBodyBytes?: number;
+  /** Time a request body may take to arrive (`defaultBodyTimeoutMs`, 30 s); a slower one gets 408. */
+  bodyTimeoutMs?: number;
 }
 
 /** A running server. */
@@ -49,18 +56,6 @@ function evaluationWire(evaluation: Evaluation, difficulty: number | undefined) 
   };
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(422, 'the body is not valid JSON');
-  }
-}
-
 const parse = <T extends z.ZodType>(schema: T, body: unknown): z.infer<T> => {
   const result = schema.safeParse(body);
   if (!result.success)
@@ -74,10 +69,16 @@ const parse = <T extends z.ZodType>(schema: T, body: unknown): z.infer<T> => {
 /**
  * The embedded world behind AppWorld's environment-server routes (`/initialize`, `/execute`,
  * `/evaluate`, `/close` ...), so the remote client can be exercised against a real server over
- * HTTP. Like AppWorld's, it runs one task at a time; code actions are JavaScript here.
+ * HTTP. Like AppWorld's, it runs one task at a time; code actions are JavaScript here. Request
+ * bodies are bounded in size and in the time they take to arrive (413 and 408, and the connection
+ * is closed without reading the rest).
  */
 export async function startAppWorldServer(options: AppWorldServerOptions = {}): Promise<AppWorldServer> {
   const environment = options.environment ?? createAppWorldEnvironment();
+  const bodyLimits = {
+    maxBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
+    timeoutMs: options.bodyTimeoutMs ?? defaultBodyTimeoutMs,
+  };
   let active: { item: EmbeddedTask; episode: AppWorldEpisode } | null = null;
   // Requests touching the episode run one after another, as in AppWorld's single-task server.
   let queue: Promise<unknown> = Promise.resolve();
@@ -141,8 +142,8 @@ export async function startAppWorldServer(options: AppWorldServerOptions = {}): 
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const send = (status: number, payload: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
+    const send = (status: number, payload: unknown, close = false) => {
+      response.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
       response.end(JSON.stringify(payload));
     };
     try {
@@ -165,9 +166,14 @@ export async function startAppWorldServer(options: AppWorldServerOptions = {}): 
       }
       const route = request.method === 'POST' ? routes[path] : undefined;
       if (!route) throw new HttpError(404, 'Not Found');
-      send(200, { output: await route(await readBody(request)) });
+      send(200, { output: await route(await readBody(request, bodyLimits)) });
     } catch (error) {
-      send(error instanceof HttpError ? error.status : 500, { detail: describeError(error) });
+      // A refused body is left unread: the connection closes once the answer is out.
+      send(
+        error instanceof HttpError ? error.status : 500,
+        { detail: describeError(error) },
+        error instanceof BodyRefused,
+      );
     }
   };
 

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAppWorldEnvironment } from '../environment.js';
 import { goalCompletion, goalCompletionLines } from '../goal-completion.js';
 import { runActions } from '../plan-runner.js';
-import { SandboxWorkerPool } from '../sandbox/sandbox-worker.js';
+import { SandboxWorkerPool } from '../sandbox/worker-pool.js';
 import type { AppWorldTask } from '../tasks/types.js';
 import { compareAnswer } from './answers.js';
 

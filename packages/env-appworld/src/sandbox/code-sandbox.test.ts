@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../api/definition.js';
 import { CodeSandbox, type SandboxOptions } from './code-sandbox.js';
-import { SandboxWorkerPool } from './sandbox-worker.js';
+import { SandboxWorkerPool } from './worker-pool.js';
 
 const pool = new SandboxWorkerPool(2);
 const calls: Array<{ app: string; api: string; args: unknown }> = [];
@@ -168,7 +168,9 @@ describe('code sandbox: hangs and exhaustion fail with a clear observation', () 
     ]) {
       const outcome = await sandbox.run(code);
       expect(outcome).toMatchObject({ ok: false, failure: 'memory' });
-      expect(outcome.output).toMatch(/MemoryError: the code block used more than 16 MB; the sandbox was restarted/);
+      expect(outcome.output).toMatch(
+        /MemoryError: the code block used more than 16 MB \(variables kept from earlier code blocks included\); the sandbox was restarted/,
+      );
       await expectStillWorks(false);
     }
   });

@@ -1,16 +1,30 @@
 import { InfrastructureError } from '@harness-s/core';
 import { ApiError } from '../api/definition.js';
 import { preludeSource } from './prelude.js';
-import { type SandboxWorker, type SandboxWorkerPool, sharedWorkerPool, type WorkerRun } from './sandbox-worker.js';
+import type { SandboxWorker, WorkerRun } from './sandbox-worker.js';
 import { codeFileName, formatTraceback, lineOffset } from './traceback.js';
+import { type SandboxWorkerPool, sharedWorkerPool } from './worker-pool.js';
+import { workerHeapBytesFor } from './worker-protocol.js';
+
+export { workerHeapBytesFor };
 
 /** Limits of one sandbox; each one, when hit, is an observation for the agent, not a crash. */
 export interface SandboxLimits {
   /**
    * Heap of the sandbox's JavaScript runtime: its WebAssembly memory may grow this far past the
-   * 16 MB it starts with, and no further (an allocation that needs more fails).
+   * 16 MB it starts with, and no further (an allocation that needs more fails, and the block with it).
    */
   memoryBytes: number;
+  /**
+   * JavaScript heap of the worker thread that hosts the engine (V8's old generation, outside the
+   * engine's memory). The worker copies out of the engine only what the other limits keep (the
+   * output, an API call's arguments, an error's texts), so a block cannot make it hold much; by
+   * default 128 MB plus twice the engine's memory (`workerHeapBytesFor`). A block that still makes
+   * the thread reach it fails with a MemoryError, and the thread is replaced. Keep it well above
+   * `memoryBytes` and `maxOutputChars`: Node ends the process, not only the thread, when a single
+   * allocation goes more than 16 MB past the limit.
+   */
+  workerHeapBytes: number;
   /**
    * Running time of one code block's engine. Time spent waiting for the host to answer API calls
    * is not counted (there are at most `maxApiCallsPerBlock` of them), so a slow or busy host
@@ -29,6 +43,7 @@ export interface SandboxLimits {
 
 export const defaultSandboxLimits: SandboxLimits = {
   memoryBytes: 64 * 1024 * 1024,
+  workerHeapBytes: workerHeapBytesFor(64 * 1024 * 1024),
   timeoutMs: 10_000,
   stackBytes: 512 * 1024,
   maxOutputChars: 20_000,
@@ -85,12 +100,10 @@ export class CodeSandbox {
   ) {}
 
   static async create(options: SandboxOptions): Promise<CodeSandbox> {
-    const full = {
-      ...options,
-      limits: { ...defaultSandboxLimits, ...options.limits },
-      pool: options.pool ?? sharedWorkerPool,
-    };
-    const sandbox = new CodeSandbox(full, full.pool.acquire());
+    const limits = { ...defaultSandboxLimits, ...options.limits };
+    if (options.limits?.workerHeapBytes === undefined) limits.workerHeapBytes = workerHeapBytesFor(limits.memoryBytes);
+    const full = { ...options, limits, pool: options.pool ?? sharedWorkerPool };
+    const sandbox = new CodeSandbox(full, full.pool.acquire(limits.workerHeapBytes));
     try {
       await sandbox.worker.init(sandbox.engineSettings());
     } catch (error) {
@@ -134,7 +147,7 @@ export class CodeSandbox {
       this.returned = true;
       return;
     }
-    this.worker = this.options.pool.acquire();
+    this.worker = this.options.pool.acquire(this.options.limits.workerHeapBytes);
     await this.worker.init(this.engineSettings());
   }
 
@@ -178,16 +191,27 @@ export class CodeSandbox {
         'timeout',
       );
     }
+    if (result.kind === 'heap-exhausted') {
+      await this.restart();
+      const heapMb = Math.round(this.options.limits.workerHeapBytes / 1048576);
+      return failed(
+        '',
+        `MemoryError: the code block made the sandbox's worker thread use more than ${heapMb} MB of JavaScript heap; ${restartNote}`,
+        'memory',
+      );
+    }
     const printed =
       result.printed + (result.droppedChars > 0 ? `[output truncated: ${result.droppedChars} more characters]\n` : '');
     const { error } = result;
-    // A block that fails once its engine's memory is full (whatever the error: with no memory
-    // left, even the error may not be made) leaves an engine that cannot go on.
-    if ((error || result.engineFailed) && (result.memoryCapped || /out of memory/i.test(error?.message ?? ''))) {
+    // A block that filled its engine's memory fails, even if its code caught the error: the engine
+    // is stopped there, and replaced, since any later block could fail for want of memory instead
+    // of with its own error. A block that ends with "out of memory" (one allocation larger than the
+    // heap, or an error that could not even be made) is reported the same way.
+    if (result.memoryCapped || ((error || result.engineFailed) && /out of memory/i.test(error?.message ?? ''))) {
       await this.restart();
       return failed(
         printed,
-        `MemoryError: the code block used more than ${Math.round(memoryBytes / 1048576)} MB; ${restartNote}`,
+        `MemoryError: the code block used more than ${Math.round(memoryBytes / 1048576)} MB (variables kept from earlier code blocks included); ${restartNote}`,
         'memory',
       );
     }

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodeSandbox, type SandboxOptions } from './code-sandbox.js';
 import { preludeSource } from './prelude.js';
-import { defaultMaxIdleEngineBytes, SandboxWorker, SandboxWorkerPool } from './sandbox-worker.js';
+import { SandboxWorker } from './sandbox-worker.js';
+import { defaultMaxIdleEngineBytes, SandboxWorkerPool } from './worker-pool.js';
 import { engineMemoryCap } from './worker-protocol.js';
 
 let pool = new SandboxWorkerPool(2);
@@ -133,14 +134,29 @@ describe('sandbox worker pool: memory', () => {
   const hoard =
     'var held = [];\ntry { for (var i = 0; i < 100; i += 1) held.push(new Uint8Array(1024 * 1024)); } catch (error) { print(String(error)); }';
 
-  it('keeps an engine within its memory cap, and a worker given back does not keep what a block took', async () => {
+  it('keeps an engine within its memory cap, and replaces the worker of a block that reached it', async () => {
+    const sandbox = await CodeSandbox.create(optionsWith(() => ({})));
+    const worker = (sandbox as unknown as { worker: SandboxWorker }).worker;
+    // The code caught the failure, but its engine's memory is full: the block fails, the worker goes.
+    const outcome = await sandbox.run(hoard);
+    expect(outcome).toMatchObject({ ok: false, failure: 'memory' });
+    expect(outcome.output).toMatch(/^InternalError: out of memory\nExecution failed\. Traceback:\nMemoryError: /);
+    expect(worker.engineMemoryBytes).toBeGreaterThan(20 * 1024 * 1024);
+    expect(worker.engineMemoryBytes).toBeLessThanOrEqual(engineMemoryCap(16 * 1024 * 1024));
+    expect((sandbox as unknown as { worker: SandboxWorker }).worker === worker).toBe(false);
+    expect(worker.alive).toBe(false);
+    expect(pool.liveWorkers).toBe(1);
+    sandbox.dispose();
+  });
+
+  it('ends a worker given back whose engine grew, so it does not keep what a block took', async () => {
     pool = new SandboxWorkerPool(2, 20 * 1024 * 1024);
     const sandbox = await CodeSandbox.create(optionsWith(() => ({})));
     const worker = (sandbox as unknown as { worker: SandboxWorker }).worker;
-    // The code caught the failure, so the block succeeds and its engine keeps the memory it grew to.
-    expect(await sandbox.run(hoard)).toEqual({ output: 'InternalError: out of memory', ok: true });
+    // 16 MB kept, within the 16 MB heap: the block succeeds and its engine keeps the memory it grew to.
+    const keep = 'var held = [1, 2, 3, 4].map(() => new Uint8Array(4 * 1024 * 1024).fill(1)); print(held.length)';
+    expect(await sandbox.run(keep)).toEqual({ output: '4', ok: true });
     expect(worker.engineMemoryBytes).toBeGreaterThan(20 * 1024 * 1024);
-    expect(worker.engineMemoryBytes).toBeLessThanOrEqual(engineMemoryCap(16 * 1024 * 1024));
     sandbox.dispose();
     expect(pool.liveWorkers).toBe(0);
     const next = await CodeSandbox.create(optionsWith(() => ({})));

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../api/definition.js';
 import { CodeSandbox } from './code-sandbox.js';
-import { SandboxWorkerPool } from './sandbox-worker.js';
+import { SandboxWorkerPool } from './worker-pool.js';
 
 /**
  * Many episodes at once on one pool, under CPU load: every API reply must be the reply to its own

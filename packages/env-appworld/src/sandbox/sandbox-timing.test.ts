@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CodeSandbox, type SandboxOptions } from './code-sandbox.js';
-import { SandboxWorkerPool } from './sandbox-worker.js';
+import { SandboxWorkerPool } from './worker-pool.js';
 
 const timeoutMs = 600;
 /** The host ends the worker thread 2 s of engine time after the block's own time limit. */

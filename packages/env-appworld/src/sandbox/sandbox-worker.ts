@@ -4,6 +4,7 @@ import { InfrastructureError } from '@harness-s/core';
 import { sandboxWorkerBody } from './worker-body.js';
 import {
   controlBytes,
+  defaultWorkerHeapBytes,
   engineMemoryCap,
   engineMsOf,
   engineTimeOffset,
@@ -16,6 +17,7 @@ import {
 const replyBytes = 4 * 1024 * 1024;
 /** The worker's native stack: large, so the interpreter's own stack limit is always hit first. */
 const workerStackMb = 32;
+const mib = 1024 * 1024;
 
 /**
  * The worker's source: the body function serialized, fed the worker port and QuickJS. `__name`
@@ -31,7 +33,10 @@ var __name = (target) => target;
 `;
 }
 
-/** What one code block produced in the worker, or that the worker had to be killed. */
+/**
+ * What one code block produced in the worker, or that the worker had to be killed (`killed`: past
+ * the time limit), or that it reached the limit of its JavaScript heap and Node ended it.
+ */
 export type WorkerRun =
   | {
       kind: 'finished';
@@ -45,7 +50,8 @@ export type WorkerRun =
       /** Size of the engine's WebAssembly memory after the block. */
       wasmBytes: number;
     }
-  | { kind: 'killed' };
+  | { kind: 'killed' }
+  | { kind: 'heap-exhausted' };
 
 /** Settings a worker's engine starts with. */
 export interface EngineSettings {
@@ -58,7 +64,10 @@ export interface EngineSettings {
 /**
  * A worker thread that hosts one QuickJS engine. The host answers the engine's API calls through
  * shared memory and can always stop a code block by terminating the thread. Messages go to the
- * worker one at a time: each waits until the worker has answered the one before.
+ * worker one at a time: each waits until the worker has answered the one before. The thread's
+ * JavaScript heap is limited (`heapBytes`): a thread that reaches the limit is ended by Node and
+ * the rest of the process goes on (Node ends the whole process only when one allocation goes
+ * 16 MB past the limit; what the worker copies out of its engine is far smaller than the limit).
  */
 export class SandboxWorker {
   private readonly control = new SharedArrayBuffer(controlBytes);
@@ -69,6 +78,8 @@ export class SandboxWorker {
   private listener: ((message: FromWorker) => void) | null = null;
   private exitListener: ((reason: string) => void) | null = null;
   private exited = false;
+  /** The thread was ended for reaching the limit of its JavaScript heap. */
+  private heapExhausted = false;
   /** Being terminated: referenced until it has exited, whatever answer comes in meanwhile. */
   private terminating = false;
   /** Size of the engine's WebAssembly memory when the worker last said (it never shrinks). */
@@ -78,20 +89,27 @@ export class SandboxWorker {
   /** Settles when the last of them has been answered. */
   private lastAnswered: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    /** The limit of the thread's JavaScript heap (V8's old generation), in bytes. */
+    readonly heapBytes: number,
+  ) {
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'ready' || message.type === 'done') this.wasmBytes = message.wasmBytes;
       this.listener?.(message);
     });
-    worker.on('error', (error) => this.onExit(`the sandbox worker failed: ${error.message}`));
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') this.heapExhausted = true;
+      this.onExit(`the sandbox worker failed: ${error.message}`);
+    });
     worker.on('exit', (code) => this.onExit(`the sandbox worker exited with code ${code}`));
     worker.unref();
   }
 
-  static spawn(): SandboxWorker {
-    return new SandboxWorker(
-      new Worker(workerSource(), { eval: true, execArgv: [], resourceLimits: { stackSizeMb: workerStackMb } }),
-    );
+  /** Starts a worker thread whose JavaScript heap may grow to `heapBytes` (rounded up to whole MiB). */
+  static spawn(heapBytes = defaultWorkerHeapBytes): SandboxWorker {
+    const resourceLimits = { stackSizeMb: workerStackMb, maxOldGenerationSizeMb: Math.ceil(heapBytes / mib) };
+    return new SandboxWorker(new Worker(workerSource(), { eval: true, execArgv: [], resourceLimits }), heapBytes);
   }
 
   get alive(): boolean {
@@ -221,7 +239,8 @@ export class SandboxWorker {
    * worker). Both time limits count engine time only (`engineMs`): the engine stops itself at
    * `timeoutMs`; if it is still running at `killAfterMs`, the thread is terminated and the run is
    * `killed`. Time spent waiting for the host (a busy or stalled host
-   * thread, slow API answers) neither stops nor kills a block.
+   * thread, slow API answers) neither stops nor kills a block. A thread ended by Node for
+   * reaching its heap limit during the block is `heap-exhausted`.
    */
   async run(
     code: string,
@@ -267,16 +286,18 @@ export class SandboxWorker {
         () =>
           killed
             ? { kind: 'killed' }
-            : {
-                kind: 'finished',
-                printed: '',
-                droppedChars: 0,
-                error: null,
-                timedOut: false,
-                engineFailed: true,
-                memoryCapped: false,
-                wasmBytes: 0,
-              },
+            : this.heapExhausted
+              ? { kind: 'heap-exhausted' }
+              : {
+                  kind: 'finished',
+                  printed: '',
+                  droppedChars: 0,
+                  error: null,
+                  timedOut: false,
+                  engineFailed: true,
+                  memoryCapped: false,
+                  wasmBytes: 0,
+                },
         startWatch,
       );
     } finally {
@@ -308,86 +329,3 @@ export class SandboxWorker {
     this.exited = true;
   }
 }
-
-/** Engine memory past which a worker given back is ended rather than kept idle. */
-export const defaultMaxIdleEngineBytes = 32 * 1024 * 1024;
-
-/**
- * Sandbox workers kept warm between episodes: starting a thread and loading QuickJS into it
- * takes tens of milliseconds, reusing one only resets its engine. A worker is lent to one
- * borrower at a time; giving back a worker that is not lent (twice, say) does nothing.
- * WebAssembly memory never shrinks, so a worker whose engine grew past `maxIdleEngineBytes`
- * (a block that used much memory) is ended when given back, and a fresh one is started later.
- */
-export class SandboxWorkerPool {
-  private readonly idle: SandboxWorker[] = [];
-  private readonly lent = new Set<SandboxWorker>();
-  private live = 0;
-
-  constructor(
-    private readonly maxIdle = 4,
-    private readonly maxIdleEngineBytes = defaultMaxIdleEngineBytes,
-  ) {}
-
-  acquire(): SandboxWorker {
-    let worker = this.idle.pop();
-    while (worker && !worker.alive) {
-      this.live -= 1;
-      worker = this.idle.pop();
-    }
-    if (!worker) {
-      worker = SandboxWorker.spawn();
-      this.live += 1;
-    }
-    this.lent.add(worker);
-    return worker;
-  }
-
-  /**
-   * Takes a worker back for reuse, or ends it if its engine grew past `maxIdleEngineBytes`. With
-   * `warmWith`, a fresh engine with those settings is started in the background, so the next
-   * sandbox with the same settings starts without waiting. The borrower must not use the worker
-   * any more, nor give it back while a code block still runs in it.
-   */
-  release(worker: SandboxWorker, warmWith?: EngineSettings): void {
-    if (!this.lent.delete(worker)) return;
-    if (!worker.alive || this.idle.length >= this.maxIdle || worker.engineMemoryBytes > this.maxIdleEngineBytes) {
-      this.terminate(worker);
-      return;
-    }
-    // A fresh engine is started now, off the next episode's path (the old one is dropped with it).
-    if (warmWith) worker.warm(warmWith);
-    this.idle.push(worker);
-  }
-
-  /** Ends a lent worker whose engine cannot be trusted any more. */
-  discard(worker: SandboxWorker): void {
-    if (!this.lent.delete(worker)) return;
-    this.terminate(worker);
-  }
-
-  private terminate(worker: SandboxWorker): void {
-    this.live -= 1;
-    void worker.terminate();
-  }
-
-  /** Workers lent to sandboxes and not yet given back. */
-  get inUse(): number {
-    return this.lent.size;
-  }
-
-  /** Worker threads alive (idle or in use). */
-  get liveWorkers(): number {
-    return this.live;
-  }
-
-  /** Terminates every idle worker. */
-  async close(): Promise<void> {
-    const idle = this.idle.splice(0);
-    this.live -= idle.length;
-    await Promise.all(idle.map((worker) => worker.terminate()));
-  }
-}
-
-/** The pool shared by every environment of this process. */
-export const sharedWorkerPool = new SandboxWorkerPool();

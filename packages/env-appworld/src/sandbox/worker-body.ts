@@ -14,7 +14,10 @@ import type { FromWorker, ToWorker, WasmMemory, WasmMemorySize, WorkerError } fr
  *
  * The engine's WebAssembly memory is created here with a maximum (`memoryCapBytes`), so no code
  * block can make it larger: an allocation that would need more fails, as QuickJS's own memory
- * limit fails one, with "out of memory".
+ * limit fails one, with "out of memory". Once that has happened in a block, the block is over
+ * whatever its code does: the engine is interrupted at its next check and makes no more API
+ * calls, and the host replaces the engine (with its memory full, any later block could fail for
+ * want of memory instead of with its own error).
  */
 export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): void {
   let module: QuickJs.QuickJSWASMModule | null = null;
@@ -26,6 +29,10 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
   let hostAllocationFailed = false;
   let runtime: QuickJs.QuickJSRuntime | null = null;
   let context: QuickJs.QuickJSContext | null = null;
+  /** The engine's own `String.prototype.slice`, taken before any code ran (code may replace the property, not the function). */
+  let sliceString: QuickJs.QuickJSHandle | null = null;
+  /** The key `length`, made once. */
+  let lengthKey: QuickJs.QuickJSHandle | null = null;
   let control = new Int32Array(new SharedArrayBuffer(24));
   let times = new BigInt64Array(control.buffer, 8, 2);
   let data = new Uint8Array(new SharedArrayBuffer(8));
@@ -57,19 +64,51 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
   const engineMs = (): number =>
     Number(engineNs + (runningSince === 0n ? 0n : process.hrtime.bigint() - runningSince)) / 1e6;
 
-  /** `text`, cut to `limit` characters with a note of how many more there were. */
-  const cut = (text: string, limit: number, what: string): string =>
-    text.length <= limit
-      ? text
-      : `${text.slice(0, limit)}... [${what} truncated: ${text.length - limit} more characters]`;
+  /**
+   * `text`, the start of a text `length` characters long, cut to `limit` characters with a note of
+   * how many more there were.
+   */
+  const cut = (text: string, length: number, limit: number, what: string): string =>
+    length <= limit ? text : `${text.slice(0, limit)}... [${what} truncated: ${length - limit} more characters]`;
 
-  const append = (text: string): void => {
+  /** Adds the start of a printed text `length` characters long to the block's output. */
+  const append = (text: string, length: number): void => {
     const room = Math.max(0, maxOutputChars - printed.length);
     printed += text.slice(0, room);
-    droppedChars += Math.max(0, text.length - room);
+    droppedChars += Math.max(0, length - room);
   };
 
-  const callHost = (app: string, api: string, argsText: string): string => {
+  /**
+   * The string a handle holds, and its length; only its first `limit` characters are read out of
+   * the engine (which cuts it first), so no code block can make this thread copy a long string.
+   */
+  const head = (
+    vm: QuickJs.QuickJSContext,
+    handle: QuickJs.QuickJSHandle,
+    limit: number,
+  ): { text: string; length: number } => {
+    const lengthHandle = vm.getProp(handle, lengthKey as QuickJs.QuickJSHandle);
+    const length = vm.getNumber(lengthHandle);
+    lengthHandle.dispose();
+    if (length <= limit) return { text: vm.getString(handle), length };
+    const start = vm.newNumber(0);
+    const end = vm.newNumber(limit);
+    const part = vm.callFunction(sliceString as QuickJs.QuickJSHandle, handle, start, end);
+    start.dispose();
+    end.dispose();
+    if (part.error) {
+      part.error.dispose();
+      return { text: '', length };
+    }
+    const text = vm.getString(part.value);
+    part.value.dispose();
+    return { text, length };
+  };
+
+  const callHost = (app: string, api: string, args: () => { text: string; length: number }): string => {
+    if (memoryCapped) {
+      return JSON.stringify({ ok: false, status: 507, message: "The sandbox's memory is full." });
+    }
     if (callsLeft <= 0) {
       return JSON.stringify({
         ok: false,
@@ -77,11 +116,12 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
         message: `Too many API calls in one code block (limit ${callLimit}).`,
       });
     }
-    if (argsText.length > maxArgumentChars) {
+    const { text: argsText, length } = args();
+    if (length > maxArgumentChars) {
       return JSON.stringify({
         ok: false,
         status: 413,
-        message: `The arguments of apis.${app}.${api} are ${argsText.length} characters as JSON; at most ${maxArgumentChars} are accepted.`,
+        message: `The arguments of apis.${app}.${api} are ${length} characters as JSON; at most ${maxArgumentChars} are accepted.`,
       });
     }
     callsLeft -= 1;
@@ -140,6 +180,10 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
   const wasmBytes = (): number => memory?.buffer.byteLength ?? 0;
 
   const stopEngine = (): void => {
+    sliceString?.dispose();
+    lengthKey?.dispose();
+    sliceString = null;
+    lengthKey = null;
     context?.dispose();
     runtime?.dispose();
     context = null;
@@ -154,15 +198,23 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
       throw new Error('modules cannot be loaded in this sandbox');
     });
     const newContext = newRuntime.newContext();
-    const strings = (handles: QuickJs.QuickJSHandle[]): string[] | null =>
-      handles.every((handle) => newContext.typeof(handle) === 'string')
-        ? handles.map((handle) => newContext.getString(handle))
-        : null;
+    const stringClass = newContext.getProp(newContext.global, 'String');
+    const stringPrototype = newContext.getProp(stringClass, 'prototype');
+    sliceString = newContext.getProp(stringPrototype, 'slice');
+    lengthKey = newContext.newString('length');
+    stringPrototype.dispose();
+    stringClass.dispose();
+    const allStrings = (handles: QuickJs.QuickJSHandle[]): boolean =>
+      handles.every((handle) => newContext.typeof(handle) === 'string');
     const hostCall = newContext.newFunction('__hostCall', (...handles) => {
-      const values = handles.length === 3 ? strings(handles) : null;
-      const reply = values
-        ? callHost(values[0] ?? '', values[1] ?? '', values[2] ?? '')
-        : JSON.stringify({ ok: false, status: 400, message: 'bad bridge call' });
+      const [app, api, args] = handles;
+      // The app and API names come from the prelude; only the arguments are the code's.
+      const reply =
+        app && api && args && handles.length === 3 && allStrings(handles)
+          ? callHost(newContext.getString(app), newContext.getString(api), () =>
+              head(newContext, args, maxArgumentChars),
+            )
+          : JSON.stringify({ ok: false, status: 400, message: 'bad bridge call' });
       try {
         return newContext.newString(reply);
       } catch {
@@ -171,8 +223,12 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
       }
     });
     const hostPrint = newContext.newFunction('__hostPrint', (...handles) => {
-      const values = strings(handles);
-      if (values) append(`${values.join(' ')}\n`);
+      if (!allStrings(handles)) return;
+      // Each value is read only as far as the output has room: what lies past it is only counted.
+      const room = Math.max(0, maxOutputChars - printed.length);
+      const parts = handles.map((handle) => head(newContext, handle, room));
+      const length = parts.reduce((sum, part) => sum + part.length, 0) + Math.max(parts.length, 1);
+      append(`${parts.map((part) => part.text).join(' ')}\n`, length);
     });
     newContext.setProp(newContext.global, '__hostCall', hostCall);
     newContext.setProp(newContext.global, '__hostPrint', hostPrint);
@@ -191,29 +247,36 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
 
   /**
    * Name, message and stack of a thrown value, read without trusting it: the message is cut at the
-   * output limit, the name and the stack at sizes no real error reaches.
+   * output limit, the name and the stack at sizes no real error reaches (in the engine, before
+   * they are copied out of it).
    */
   const thrown = (handle: QuickJs.QuickJSHandle): WorkerError => {
     const vm = context as QuickJs.QuickJSContext;
     const kind = vm.typeof(handle);
     if (kind !== 'object') {
-      const text = kind === 'string' ? vm.getString(handle) : kind === 'number' ? String(vm.getNumber(handle)) : kind;
-      return { name: 'Error', message: cut(`thrown value: ${text}`, maxOutputChars, 'message'), stack: '' };
+      const prefix = 'thrown value: ';
+      const { text, length } =
+        kind === 'string'
+          ? head(vm, handle, maxOutputChars)
+          : { text: kind === 'number' ? String(vm.getNumber(handle)) : kind, length: -1 };
+      const message = `${prefix}${text}`;
+      const full = length < 0 ? message.length : prefix.length + length;
+      return { name: 'Error', message: cut(message, full, maxOutputChars, 'message'), stack: '' };
     }
-    const field = (key: string): string => {
+    const field = (key: string, limit: number): string => {
       try {
         const value = vm.getProp(handle, key);
-        const text = vm.typeof(value) === 'string' ? vm.getString(value) : '';
+        const read = vm.typeof(value) === 'string' ? head(vm, value, limit) : { text: '', length: 0 };
         value.dispose();
-        return text;
+        return cut(read.text, read.length, limit, key);
       } catch {
         return '';
       }
     };
     return {
-      name: cut(field('name'), 200, 'name') || 'Error',
-      message: cut(field('message'), maxOutputChars, 'message'),
-      stack: field('stack').slice(0, 1_000_000),
+      name: field('name', 200) || 'Error',
+      message: field('message', maxOutputChars),
+      stack: field('stack', 1_000_000).slice(0, 1_000_000),
     };
   };
 
@@ -230,7 +293,7 @@ export function sandboxWorkerBody(port: MessagePort, quickjs: typeof QuickJs): v
     let timedOut = false;
     vmRuntime.setInterruptHandler(() => {
       timedOut ||= engineMs() > timeoutMs;
-      return timedOut;
+      return timedOut || memoryCapped;
     });
     engineNs = 0n;
     runningSince = 0n;

@@ -65,6 +65,21 @@ export function engineMemoryCap(memoryBytes: number): number {
 }
 
 /**
+ * The JavaScript heap (V8's old generation) of a sandbox worker thread whose engine has a heap of
+ * `memoryBytes`. The worker reads strings out of the engine only as far as its limits go (output,
+ * an API call's arguments, an error's name, message and stack are cut in the engine first), so
+ * code blocks cannot make it hold much; the one copy that is not cut, the name of a module the
+ * code tries to import, is smaller than the engine's memory. Room for twice that memory, plus what
+ * the worker needs for itself: a worker that still reaches it is ended by Node, and the block fails.
+ */
+export function workerHeapBytesFor(memoryBytes: number): number {
+  return 128 * 1024 * 1024 + 2 * (engineBaseBytes + memoryBytes);
+}
+
+/** The JavaScript heap of a sandbox worker for the default engine heap (64 MB): 288 MB. */
+export const defaultWorkerHeapBytes = workerHeapBytesFor(64 * 1024 * 1024);
+
+/**
  * Engine time of the current code block: the time its engine has spent running, in nanoseconds of
  * the process's monotonic clock (`process.hrtime.bigint()`, the same in every thread). `times[0]`
  * is the time of finished stretches; `times[1]` is when the stretch now running began, or 0 while

@@ -2,7 +2,7 @@ import { mapConcurrent, type PlanNode, planSkills, rightPath } from '@harness-s/
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppWorldEnvironment } from '../environment.js';
 import { runActions, walkPlan } from '../plan-runner.js';
-import { SandboxWorkerPool } from '../sandbox/sandbox-worker.js';
+import { SandboxWorkerPool } from '../sandbox/worker-pool.js';
 import { allScenarios } from './index.js';
 import { appworldSkills } from './plan-steps.js';
 import type { AppWorldTask } from './types.js';

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../api/definition.js';
 import { maxListItems, maxStringChars } from '../api/validate.js';
 import { createAppWorldEnvironment } from '../environment.js';
-import { SandboxWorkerPool } from '../sandbox/sandbox-worker.js';
+import { SandboxWorkerPool } from '../sandbox/worker-pool.js';
 import { generateWorld } from './generate.js';
 import { WorldSession } from './session.js';
 

@@ -3,7 +3,7 @@
 // with code 0, not 13 (a top-level await left pending).
 import { rightPath } from '@harness-s/core';
 import { createAppWorldEnvironment } from '../../environment.js';
-import { sharedWorkerPool } from '../sandbox-worker.js';
+import { sharedWorkerPool } from '../worker-pool.js';
 
 const environment = createAppWorldEnvironment();
 const { tasks } = await environment.loadTasks({ split: 'dev' });
