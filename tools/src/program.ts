@@ -124,6 +124,11 @@ export function createProgram(): Command {
       '--out <dir>',
       'sim: folder of its parameters, written at every update; one that holds them is continued (default runs/served-sim-<env>-<time>)',
     )
+    .option(
+      '--max-body-mb <n>',
+      'appworld: the largest request body it reads, in MiB (a larger one gets 413; default 8)',
+      integer('--max-body-mb', 1, 1024),
+    )
     .action(async (what: string, flags) => {
       await runServe(what, flags);
     });

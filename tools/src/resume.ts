@@ -247,7 +247,10 @@ export function checkSameEvaluation(
  * config.json records: MESSAGE`, so a value the record holds is not taken for one given.
  */
 export function recordedFlagsChecked(resume: string | undefined, check: () => void): void {
-  if (resume === undefined) return check();
+  if (resume === undefined) {
+    check();
+    return;
+  }
   try {
     check();
   } catch (error) {

@@ -110,4 +110,24 @@ describe('the remote client against our server over HTTP', () => {
     expect(InfrastructureError.isInstance(error)).toBe(true);
     expect(() => remote.oraclePlan({ ...task, id: 'abcdef0_1', codeLanguage: 'python' })).toThrow(/no oracle plan/);
   });
+
+  it('tells the agent when the server refuses its code block for its size, and the episode goes on', async () => {
+    const small = await startAppWorldServer({ environment: embedded, maxBodyBytes: 4096 });
+    try {
+      const remote = createAppWorldRemoteEnvironment({ urls: [small.url] });
+      const [task] = (await remote.loadTasks({ split: 'test' })).tasks as AppWorldTask[];
+      const episode = await remote.open(task as AppWorldTask);
+      try {
+        const refused = await episode.step({ tool: 'execute', arguments: { code: `x = "${'a'.repeat(10_000)}"` } });
+        expect(refused.error?.kind).toBe('bad-arguments');
+        expect(refused.observation).toMatch(/the code block is too large for the AppWorld server \(10006 characters\)/);
+        const next = await episode.step({ tool: 'execute', arguments: { code: 'print(1 + 1)' } });
+        expect(next.observation).toContain('2');
+      } finally {
+        await episode.close();
+      }
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -154,7 +154,16 @@ class RemoteEpisode implements Episode<AppWorldTask> {
         error: { kind: action.tool !== executeTool ? 'unknown-tool' : 'bad-arguments', message },
       };
     }
-    const output = String(await call(this.url, '/execute', { task_id: this.task.id, code }, this.timeoutMs));
+    let output: string;
+    try {
+      output = String(await call(this.url, '/execute', { task_id: this.task.id, code }, this.timeoutMs));
+    } catch (error) {
+      // A server that refuses the request for its size (`serve appworld` caps bodies) refuses what
+      // the agent wrote, not a broken server: the agent is told, and the episode goes on.
+      if (!InfrastructureError.isInstance(error) || error.code !== 'appworld-http-413') throw error;
+      const message = `the code block is too large for the AppWorld server (${code.length} characters); send less code at a time`;
+      return { observation: message, done: false, error: { kind: 'bad-arguments', message } };
+    }
     this.completed = (await call(this.url, '/task_completed', { task_id: this.task.id }, this.timeoutMs)) === true;
     const failed = output.startsWith('Execution failed');
     return {

@@ -30,13 +30,7 @@ import {
 } from '../policies.js';
 import { createProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
-import {
-  checkRunFolder,
-  checkSameEvaluation,
-  flagsForResume,
-  flagsToRecord,
-  recordedFlagsChecked,
-} from '../resume.js';
+import { checkRunFolder, checkSameEvaluation, flagsForResume, flagsToRecord, recordedFlagsChecked } from '../resume.js';
 import { rank1Routing } from '../routing.js';
 import { loadSplitTasks, someLoaded } from '../task-splits.js';
 

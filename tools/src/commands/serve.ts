@@ -22,6 +22,8 @@ export interface ServeFlags {
   checkpoint?: string;
   seed: number;
   out?: string;
+  /** appworld: the largest request body it reads, in MiB. */
+  maxBodyMb?: number;
 }
 
 const services = ['appworld', 'sim'];
@@ -44,15 +46,20 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
     );
     if (simOnly.length > 0)
       throw new ConfigError(
-        `serve appworld takes --port and --host; ${simOnly.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${simOnly.length === 1 ? 'is' : 'are'} for serve sim`,
+        `serve appworld takes --port, --host and --max-body-mb; ${simOnly.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${simOnly.length === 1 ? 'is' : 'are'} for serve sim`,
         { code: 'bad-flag' },
       );
-    const server = await startAppWorldServer({ port: flags.port ?? 8000, host: flags.host });
+    const server = await startAppWorldServer({
+      port: flags.port ?? 8000,
+      host: flags.host,
+      ...(flags.maxBodyMb === undefined ? {} : { maxBodyBytes: flags.maxBodyMb * 1024 ** 2 }),
+    });
     process.stderr.write(`AppWorld environment server (embedded world, JavaScript code) listening on ${server.url}\n`);
     await new Promise((resolve) => interrupts.signal.addEventListener('abort', resolve, { once: true }));
     await interrupts.releaseAfter(() => server.close());
     return;
   }
+  if (flags.maxBodyMb !== undefined) throw new ConfigError('--max-body-mb is for serve appworld', { code: 'bad-flag' });
   checkCheckpointFlags({ policy: 'sim', ...flags });
   const env = flags.env ?? 'dbbench';
   if (!environmentNames().includes(env))
