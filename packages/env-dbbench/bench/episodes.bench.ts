@@ -157,5 +157,7 @@ for (const target of targets) {
   }
 }
 if (targets.length > 0) {
-  console.log('\nPGlite runs one statement at a time in this process: more episodes in flight only queue.');
+  console.log(
+    '\nPGlite serves one episode at a time per engine, and the benchmark uses one: more episodes in flight only queue.',
+  );
 }

@@ -23,7 +23,10 @@ export type SqlOutcome =
 
 /** Limits every backend applies to the agent's statements. */
 export interface SessionLimits {
-  /** A statement running longer is stopped (default 60 000 ms). PGlite cannot enforce it. */
+  /**
+   * A statement running longer is stopped (default 60 000 ms). PGlite stops it by restarting its engine,
+   * which undoes the whole episode.
+   */
   statementTimeoutMs?: number;
   /** Rows fetched per statement at most; the rest are not fetched (default 10 000). */
   maxRows?: number;
@@ -34,8 +37,11 @@ export interface SessionLimits {
   maxResultBytes?: number;
   /**
    * Disk the episode's own tables may take, with their indexes and TOAST, temporary tables included
-   * (PostgreSQL and PGlite; default 256 MiB). Measured after every statement: one that leaves more is
-   * undone, and when undone rows still hold the space, the whole episode is.
+   * (default 256 MiB). Measured after every statement (on MySQL, every one that may write): one that
+   * leaves more is undone, and when undone rows still hold the space (always on MySQL), the whole episode
+   * is. On a server a statement that runs long is also measured while it writes, and stopped over the
+   * limit; PostgreSQL's temporary files (sorts, hashes) are capped at it too when the backend's user is
+   * a superuser.
    */
   maxEpisodeBytes?: number;
 }

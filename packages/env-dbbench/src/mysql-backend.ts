@@ -8,13 +8,18 @@
  * (mysql-session.ts). The next episode of the same task reuses the store without any DDL; a task
  * with no free store gets an empty store (made in the background ahead of demand) and its table.
  * A store whose episode committed (DDL, or a lost connection) is dropped, never reused.
+ *
+ * The disk of a store is measured from the administration connection (mysql-disk.ts): after the
+ * statements that may write, and while a statement runs long (disk-watch.ts).
  */
 import { ConfigError, InfrastructureError } from '@harness-s/core';
 import mysql from 'mysql2';
 import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js';
 import { redactUrl, serverAddress } from './database-url.js';
+import { DiskWatch } from './disk-watch.js';
 import { dropMysqlRun } from './mysql-cleanup.js';
 import { closeMysql, connectMysql, type MysqlStopper, runMysql } from './mysql-client.js';
+import { countedBytes, type StoreDisk, storeDiskSql, storeDisks } from './mysql-disk.js';
 import { PacketGate } from './mysql-frames.js';
 import { MysqlSession } from './mysql-session.js';
 import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from './naming.js';
@@ -47,9 +52,12 @@ export interface MysqlBackendOptions extends SessionLimits {
   runId?: string;
 }
 
-/** What an episode's user may do in its own database: everything AgentBench's root could, but events. */
+/**
+ * What an episode's user may do in its own database: everything AgentBench's root could, but events and
+ * temporary tables (the server does not report what they take, so the disk limit could not bound them).
+ */
 const storePrivileges =
-  'SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, INDEX, REFERENCES, CREATE TEMPORARY TABLES, LOCK TABLES, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EXECUTE, TRIGGER';
+  'SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, INDEX, REFERENCES, LOCK TABLES, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EXECUTE, TRIGGER';
 
 /** A database name in a GRANT, where `_` and `%` are wildcards. */
 const grantDatabase = (name: string): string => quoteMysql(name.replaceAll('_', '\\_').replaceAll('%', '\\%'));
@@ -85,6 +93,7 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
   let control: mysql.Connection | undefined;
   let admin: mysql.Pool | undefined;
   let charset = 'UTF8MB4_GENERAL_CI';
+  let mariadb = true;
   let settingsSql = '';
   let storeCount = 0;
   let started: Promise<void> | undefined;
@@ -107,6 +116,39 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
     killConnection: async (threadId) => {
       await runMysql(controlConnection(), `KILL ${Number(threadId)}`);
     },
+  };
+
+  /** What the given stores take now (mysql-disk.ts). */
+  const measureStores = async (names: readonly string[]): Promise<Map<string, StoreDisk>> => {
+    const answer = await adminQuery(storeDiskSql(mariadb), [names, names, names]);
+    // MySQL 8 answers a setting first, then the rows.
+    const rows = (mariadb ? answer : (answer as unknown[])[1]) as Array<{
+      store: unknown;
+      engine: unknown;
+      bytes: unknown;
+    }>;
+    return storeDisks(names, rows);
+  };
+  const diskWatch = new DiskWatch({
+    measure: async (names) =>
+      new Map([...(await measureStores(names))].map(([name, disk]) => [name, countedBytes(disk)])),
+  });
+
+  /** Makes a store again with the task's table as at the start (after an episode went over the disk limit). */
+  const rebuildStore = async (store: Store, task: DbbenchTask): Promise<void> => {
+    const name = quoteMysql(store.name);
+    const rows = insertRowsStatements('mysql', task);
+    await adminQuery(
+      [
+        'SET SESSION lock_wait_timeout = 10',
+        `DROP DATABASE IF EXISTS ${name}`,
+        `CREATE DATABASE ${name} CHARACTER SET utf8mb4`,
+        `USE ${name}`,
+        createTableSql('mysql', task).replace(/;$/, ''),
+        ...rows.map((item) => item.sql),
+      ].join('; '),
+      rows.flatMap((item) => item.params),
+    );
   };
 
   const destroyStore = async (store: Store): Promise<void> => {
@@ -159,7 +201,7 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
     );
     if (Number(server?.locked) !== 1)
       throw new ConfigError(`run id ${runId} is in use on this server`, { code: 'run-id-in-use' });
-    const mariadb = /mariadb/i.test(server?.version ?? '');
+    mariadb = /mariadb/i.test(server?.version ?? '');
     // The collation of each engine's utf8mb4 default: AgentBench's MySQL 8 compares with 0900_ai_ci.
     charset = mariadb ? 'UTF8MB4_GENERAL_CI' : 'UTF8MB4_0900_AI_CI';
     const timeLimit = mariadb
@@ -203,6 +245,7 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
 
   /** Closes every connection and drops every database and user of the run. */
   const shutDown = async (): Promise<void> => {
+    diskWatch.close();
     await workers.close();
     // Idle stores go in parallel over the admin pool; what is left (stores of open episodes, the idle user) after.
     await Promise.all((await stores.close()).map((store) => destroyStore(store).catch(() => undefined)));
@@ -273,6 +316,10 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
         stopper,
         graceMs,
         closeSql: 'ROLLBACK; START TRANSACTION',
+        measureDisk: async () => (await measureStores([store.name])).get(store.name) ?? { bytes: 0, unmeasured: [] },
+        rebuildStore: () => rebuildStore(store, task),
+        watchDisk: (onOver) =>
+          diskWatch.watch({ key: store.name, baseBytes: 0, limitBytes: limits.maxEpisodeBytes, onOver }),
         release: async (end) => {
           const reusable = !end.dirty && !end.broken;
           episodeWorker.readyFor = reusable && !end.sessionTouched ? store : null;

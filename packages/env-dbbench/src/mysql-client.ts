@@ -38,10 +38,11 @@ export const interruptedErrors = { killed: 1317, mariadbTimeout: 1969, mysqlTime
 const connectionKilled = 1927;
 
 /**
- * Thrown by `streamMysqlStatement` when the connection was killed while the agent's statement ran and
- * the backend did not kill it: the statement killed its own connection (a user may always kill its own
- * connections, also from a procedure, a trigger or a prepared statement). `message` is the server's
- * error in mysql-connector's text.
+ * Thrown by `streamMysqlStatement` when the connection was killed while the agent's statement ran, the
+ * backend did not kill it and the statement could have (a user may always kill its own connections;
+ * `KILL` is refused in the SQL, so only SQL run from text can: `mayEndOwnConnection`). `message` is the
+ * server's error in mysql-connector's text. A connection killed under any other statement was killed
+ * from outside: the connection is lost (InfrastructureError).
  */
 export class ConnectionKilledByStatement extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -161,6 +162,16 @@ export interface MysqlStatementEnd {
   killed: boolean;
   /** Stopped by the time limit. */
   timedOut: boolean;
+  /** Stopped while it wrote past the episode's disk limit. */
+  diskStopped: boolean;
+}
+
+/** What guards one agent statement besides its time limit and caps. */
+export interface MysqlStatementGuard {
+  /** Watches the episode's disk while the statement runs; `onOver` when it is over the limit (disk-watch.ts). */
+  watchDisk?: (onOver: () => void) => () => void;
+  /** The statement could kill its own connection (`mayEndOwnConnection`). */
+  mayKillItself: boolean;
 }
 
 /** MySQL's `SERVER_STATUS_IN_TRANS` flag of OK packets. */
@@ -179,15 +190,16 @@ export function streamMysqlStatement(
   kind: StatementKind,
   stopper: MysqlStopper,
   timing: { timeoutMs: number; graceMs: number },
+  guard: MysqlStatementGuard = { mayKillItself: true },
 ): Promise<MysqlStatementEnd> {
   return new Promise((resolve, reject) => {
-    const end: MysqlStatementEnd = { escaped: false, killed: false, timedOut: false };
-    let stopped: 'cap' | 'timeout' | null = null;
+    const end: MysqlStatementEnd = { escaped: false, killed: false, timedOut: false, diskStopped: false };
+    let stopped: 'cap' | 'timeout' | 'disk' | null = null;
     let settled = false;
     let columnsSet = false;
     const timers: NodeJS.Timeout[] = [];
     let killedConnection = false;
-    const stop = (reason: 'cap' | 'timeout') => {
+    const stop = (reason: 'cap' | 'timeout' | 'disk') => {
       stopped = reason;
       end.killed = true;
       stopper.killQuery(connection.threadId).catch(() => undefined);
@@ -196,6 +208,7 @@ export function streamMysqlStatement(
       if (settled) return;
       settled = true;
       for (const timer of timers) clearTimeout(timer);
+      unwatchDisk();
       connection.off('error', onConnectionLost);
       if (gate) gate.onOversized = null;
       body();
@@ -233,13 +246,17 @@ export function streamMysqlStatement(
       settle(() => {
         const interrupted = error.errno === interruptedErrors.killed;
         if (interrupted && stopped === 'cap') return resolve(end);
+        if (interrupted && stopped === 'disk') {
+          end.diskStopped = true;
+          return resolve(end);
+        }
         const limit =
           error.errno === interruptedErrors.mariadbTimeout || error.errno === interruptedErrors.mysqlTimeout;
         if (limit || (interrupted && stopped === 'timeout')) {
           end.timedOut = true;
           return resolve(end);
         }
-        if (error.errno === connectionKilled && !killedConnection) {
+        if (error.errno === connectionKilled && !killedConnection && guard.mayKillItself) {
           const state = (error as { sqlState?: string }).sqlState ?? '70100';
           return reject(
             new ConnectionKilledByStatement(`${connectionKilled} (${state}): ${error.message}`, { cause: error }),
@@ -255,6 +272,11 @@ export function streamMysqlStatement(
         resolve(end);
       }),
     );
+    // A statement writing past the episode's disk limit is stopped as it writes.
+    const unwatchDisk =
+      guard.watchDisk?.(() => {
+        if (stopped === null) stop('disk');
+      }) ?? (() => undefined);
     timers.push(
       setTimeout(() => stop('timeout'), timing.timeoutMs + timing.graceMs),
       setTimeout(

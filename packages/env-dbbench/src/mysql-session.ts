@@ -5,10 +5,15 @@
  * statement is undone alone, as MySQL always does. Statements that would end the transaction are
  * either answered without running them (statement-kind.ts) or, like DDL, noticed through the
  * server's transaction flag: the episode is then dirty and its store is dropped instead of reused.
+ *
+ * The store's disk is measured after every statement that may have written (mysql-disk.ts), and
+ * while a long one runs (disk-watch.ts). Over the limit, the episode starts over: undone rows keep
+ * their space in InnoDB's files, so the store is made again with the task table as it was at the start.
  */
 import { InfrastructureError } from '@harness-s/core';
 import type mysql from 'mysql2';
 import type { DbbenchSession, SessionLimits, SqlOutcome } from './backend.js';
+import { mebibytes } from './episode-disk.js';
 import {
   ConnectionKilledByStatement,
   interruptedErrors,
@@ -18,11 +23,18 @@ import {
   runMysql,
   streamMysqlStatement,
 } from './mysql-client.js';
+import { countedBytes, type StoreDisk, storeKeepBytes } from './mysql-disk.js';
 import type { PacketGate } from './mysql-frames.js';
-import type { SessionEnd } from './postgres-session.js';
+import { type SessionEnd, writingPast } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { ResultCollector, timeoutMessage } from './result-collector.js';
-import { classifyStatement, missingSavepointMessage, touchesMysqlSession } from './statement-kind.js';
+import {
+  classifyStatement,
+  isSingleMysqlRead,
+  mayEndOwnConnection,
+  missingSavepointMessage,
+  touchesMysqlSession,
+} from './statement-kind.js';
 import { quoteMysql } from './table-ddl.js';
 
 /** Errors after which InnoDB has rolled back the whole transaction, not just the statement. */
@@ -42,6 +54,12 @@ export interface MysqlSessionOptions {
    * so that the next episode of the same task on this connection starts without a round trip.
    */
   closeSql?: string;
+  /** What the episode's store takes now, measured from outside (mysql-disk.ts). */
+  measureDisk: () => Promise<StoreDisk>;
+  /** Makes the store again: the task table as at the start, nothing else (the episode's transaction has ended). */
+  rebuildStore: () => Promise<void>;
+  /** Watches the store's disk while a statement runs (disk-watch.ts). */
+  watchDisk?: (onOver: () => void) => () => void;
   release: (end: SessionEnd) => Promise<void>;
 }
 
@@ -53,6 +71,8 @@ export class MysqlSession implements DbbenchSession {
   private sessionTouched = false;
   /** The server's error when one of the agent's statements killed the episode's connection. */
   private killedBy: string | null = null;
+  /** What the store's tables took when last measured (their files never shrink). */
+  private storeBytes = 0;
 
   constructor(
     private readonly task: DbbenchTask,
@@ -71,15 +91,26 @@ export class MysqlSession implements DbbenchSession {
     const collector = new ResultCollector(this.options.limits);
     const { connection, stopper, limits, graceMs } = this.options;
     if (touchesMysqlSession(sql)) this.sessionTouched = true;
+    let outcome: SqlOutcome;
+    let diskStopped = false;
     try {
-      const end = await streamMysqlStatement(connection, this.options.gate, sql, collector, kind, stopper, {
-        timeoutMs: limits.statementTimeoutMs,
-        graceMs,
-      });
+      const end = await streamMysqlStatement(
+        connection,
+        this.options.gate,
+        sql,
+        collector,
+        kind,
+        stopper,
+        { timeoutMs: limits.statementTimeoutMs, graceMs },
+        {
+          mayKillItself: mayEndOwnConnection(sql),
+          ...(this.options.watchDisk ? { watchDisk: this.options.watchDisk } : {}),
+        },
+      );
       if (end.escaped) this.dirty = true;
       if (end.killed) await this.absorbKill();
-      if (end.timedOut) return { ok: false, message: timeoutMessage(limits), code: '1969' };
-      return collector.outcome();
+      diskStopped = end.diskStopped;
+      outcome = end.timedOut ? { ok: false, message: timeoutMessage(limits), code: '1969' } : collector.outcome();
     } catch (error) {
       if (error instanceof ConnectionKilledByStatement) {
         // The agent's doing, not the server's: an observation, and the episode goes on without a database.
@@ -94,8 +125,73 @@ export class MysqlSession implements DbbenchSession {
       const engineError = mysqlEngineError(error);
       if (!engineError) return this.lost(error);
       if (transactionRolledBack.has(Number(engineError.code))) this.dirty = true;
-      return { ok: false, message: engineError.message, code: engineError.code };
+      const temporary =
+        engineError.code === '1044' && /\bTEMPORARY\b/i.test(sql)
+          ? ' (temporary tables are not available here: the server does not report the disk they take)'
+          : '';
+      outcome = { ok: false, message: engineError.message + temporary, code: engineError.code };
     }
+    // A single read writes nothing unless the episode made routines (which committed: it is dirty).
+    if (diskStopped || this.dirty || !isSingleMysqlRead(sql)) return (await this.checkDisk(diskStopped)) ?? outcome;
+    return outcome;
+  }
+
+  /**
+   * The observation for a statement that left the store over the disk limit (or was stopped writing
+   * past it); the episode then starts over on a store made again. Null when the store is within the limit.
+   */
+  private async checkDisk(stopped: boolean): Promise<SqlOutcome | null> {
+    const limit = this.options.limits.maxEpisodeBytes;
+    let disk: StoreDisk;
+    try {
+      disk = await this.options.measureDisk();
+    } catch (error) {
+      this.broken = true;
+      throw new InfrastructureError(
+        `could not measure the disk of the episode of ${this.task.id}: ${(error as Error).message}`,
+        {
+          code: 'db-measure-failed',
+          cause: error,
+        },
+      );
+    }
+    const bytes = countedBytes(disk);
+    this.storeBytes = Math.max(this.storeBytes, disk.bytes);
+    if (bytes <= limit && !stopped) return null;
+    const why =
+      disk.unmeasured.length > 0
+        ? `it made a table whose disk the server does not report (${disk.unmeasured.join(', ')}), which the ${mebibytes(limit)} disk limit cannot allow`
+        : stopped
+          ? writingPast(mebibytes(limit))
+          : `it left the episode's tables at ${mebibytes(bytes, true)}, over its ${mebibytes(limit)} disk limit`;
+    await this.startOver();
+    return {
+      ok: false,
+      code: '53100',
+      message: `the statement was ${stopped ? 'stopped and ' : ''}undone, and with it everything the episode did: ${why}; undone rows keep their space in the tables' files, so the tables were made again, as they were at the start`,
+    };
+  }
+
+  /** Ends the episode's transaction, makes the store again and begins a new transaction on it. */
+  private async startOver(): Promise<void> {
+    const { connection, database } = this.options;
+    try {
+      await runMysql(connection, 'ROLLBACK');
+      await this.options.rebuildStore();
+      await runMysql(connection, `USE ${quoteMysql(database)}`);
+      await runMysql(connection, 'START TRANSACTION');
+    } catch (error) {
+      const engineError = mysqlEngineError(error);
+      if (!engineError) return this.lost(error);
+      this.broken = true;
+      throw new InfrastructureError(`could not make the tables of ${this.task.id} again: ${engineError.message}`, {
+        code: 'db-setup-failed',
+        cause: error,
+      });
+    }
+    this.storeBytes = 0;
+    // The store is as new, but dropping it at close costs little and keeps this rare case simple.
+    this.dirty = true;
   }
 
   /** The observation for anything asked of the database after a statement killed the connection. */
@@ -136,7 +232,13 @@ export class MysqlSession implements DbbenchSession {
         this.broken = true;
       }
     }
-    await this.options.release({ dirty: this.dirty, broken: this.broken, sessionTouched: this.sessionTouched });
+    // A store whose files grew keeps that space: it is dropped rather than given to the next episode.
+    const grown = this.storeBytes > storeKeepBytes;
+    await this.options.release({
+      dirty: this.dirty || grown,
+      broken: this.broken,
+      sessionTouched: this.sessionTouched,
+    });
   }
 
   /**

@@ -1,15 +1,20 @@
 import { join } from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
 import { InfrastructureError } from '@harness-s/core';
 import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js';
 import { postgresCellKind } from './cell-values.js';
-import { episodeBytesFunctionSql } from './episode-disk.js';
+import { episodeBytesFunctionSql, episodeBytesSql } from './episode-disk.js';
 import { postgresHelperFunctionsSql } from './mysql-dialect.js';
-import { startPglite } from './pglite-engine.js';
+import { EngineLost, type EngineReply, type EngineRequest, PgliteHost } from './pglite-host.js';
 import { screenPgliteStatement } from './pglite-policy.js';
-import { type EngineError, openPostgresSession, type PostgresConnection, type SessionEnd } from './postgres-session.js';
+import {
+  type EngineError,
+  EngineReplaced,
+  openPostgresSession,
+  type PostgresConnection,
+  type SessionEnd,
+} from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
-import { resolveLimits } from './result-collector.js';
+import { resolveLimits, timeoutMessage } from './result-collector.js';
 import { quotePostgres } from './table-ddl.js';
 
 export interface PgliteBackendOptions extends SessionLimits {
@@ -29,10 +34,8 @@ const searchPathSql = `SET search_path TO public, ${compatSchema}`;
 /** Creates `public` and the compatibility schema with its functions, and sets the search path. */
 const freshSchemasSql = `CREATE SCHEMA IF NOT EXISTS public; CREATE SCHEMA ${compatSchema}; SET search_path TO ${compatSchema}; ${postgresHelperFunctionsSql}; ${episodeBytesFunctionSql} ${searchPathSql};`;
 
-/** Types whose PGlite parsing loses what Python would print (digits, microseconds): read as text. */
-const textParsers = Object.fromEntries(
-  [20, 1082, 1083, 1114, 1184, 1266, 1700].map((oid) => [oid, (text: string) => text]),
-);
+/** The session's savepoint before a statement (postgres-session.ts), sent along with the statement. */
+const savepointSql = /^SAVEPOINT \w+$/;
 
 /** An error PGlite raised for the statement (it carries an SQLSTATE), as opposed to a broken engine. */
 function engineError(error: unknown): EngineError | null {
@@ -46,56 +49,107 @@ function engineFailure(error: unknown): InfrastructureError {
   return new InfrastructureError(`PGlite failed: ${(error as Error).message}`, { code: 'db-failed', cause: error });
 }
 
-/** An engine as a `PostgresConnection`. PGlite runs one statement at a time and cannot stop one. */
-function pgliteConnection(engine: PGlite): PostgresConnection {
-  const call = async <T>(body: () => Promise<T>): Promise<T> => {
+/**
+ * An engine as a `PostgresConnection`. A request that runs past the time limit, or during which the
+ * engine's thread dies, replaces the engine: the session hears EngineReplaced and starts the episode over.
+ *
+ * Each request is a round trip to the engine's thread, so the session's own steps ride along with the
+ * agent's: the savepoint before a statement is sent with the statement, and the measurement of the
+ * episode's disk after it (episode-disk.ts) runs right after the statement and is answered from there
+ * (any other request first drops it, so it is never stale).
+ */
+function pgliteConnection(host: PgliteHost, limits: Required<SessionLimits>): PostgresConnection {
+  /** Savepoints to make before the next request. */
+  let before: string[] = [];
+  /** The disk measurement taken right after the last statement. */
+  let measured: Array<Array<string | null>> | undefined;
+  const call = async (request: EngineRequest): Promise<EngineReply> => {
+    const queued = before;
+    before = [];
+    measured = undefined;
     try {
-      return await body();
+      return await host.request(
+        queued.length > 0 ? { ...request, before: queued } : request,
+        limits.statementTimeoutMs,
+      );
     } catch (error) {
+      if (error instanceof EngineLost) {
+        const lost =
+          error.reason === 'timeout'
+            ? `${timeoutMessage(limits)}; the embedded engine was restarted to stop it`
+            : `the embedded engine failed while it ran (${error.message}) and was restarted`;
+        throw new EngineReplaced(
+          `${lost}, so everything the episode did is undone and the table is as it was at the start`,
+        );
+      }
       throw engineError(error) ? error : engineFailure(error);
     }
   };
   return {
-    run: (sql, params) =>
-      call(async () => {
-        if (params?.length) await engine.query(sql, params);
-        else await engine.exec(sql);
-      }),
-    rows: (sql) => call(async () => (await engine.query<Array<string | null>>(sql, [], { rowMode: 'array' })).rows),
-    stream: (sql, collector) =>
-      call(async () => {
-        const result = await engine.query<unknown[]>(sql, [], { rowMode: 'array', parsers: textParsers });
-        collector.setColumns(
-          result.fields.map((field) => field.name),
-          result.fields.map((field) => postgresCellKind(field.dataTypeID)),
-        );
-        for (const row of result.rows) if (!collector.add(row)) break;
-        return { failed: false };
-      }),
-    inTransaction: () => engine.isInTransaction(),
+    run: async (sql, params) => {
+      if (savepointSql.test(sql) && !params?.length) {
+        before.push(sql);
+        return;
+      }
+      await call(params?.length ? { op: 'query', sql, params } : { op: 'exec', sql });
+    },
+    rows: async (sql) => {
+      const ready = sql === episodeBytesSql ? measured : undefined;
+      if (ready) {
+        measured = undefined;
+        return ready;
+      }
+      return (await call({ op: 'query', sql })).rows as Array<Array<string | null>>;
+    },
+    stream: async (sql, collector) => {
+      const caps = { maxRows: limits.maxRows, maxBytes: limits.maxResultBytes };
+      const result = await call({ op: 'query', sql, text: true, caps, after: episodeBytesSql });
+      measured = result.afterRows as Array<Array<string | null>> | undefined;
+      collector.setColumns(
+        result.fields.map((field) => field.name),
+        result.fields.map((field) => postgresCellKind(field.dataTypeID)),
+      );
+      for (const row of result.rows) if (!collector.add(row)) break;
+      return { failed: false };
+    },
+    inTransaction: () => host.inTransaction(),
     engineError,
   };
 }
 
+/** Drops every schema (an episode may have made some and committed them) and makes the clean ones again. */
+async function cleanEngine(
+  exec: (sql: string) => Promise<void>,
+  rows: (sql: string) => Promise<unknown[][]>,
+): Promise<void> {
+  await exec('ROLLBACK').catch(() => undefined);
+  await exec('DISCARD ALL');
+  const schemas = await rows(
+    `SELECT nspname FROM pg_namespace WHERE nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND nspname NOT LIKE 'pg_temp%' AND nspname NOT LIKE 'pg_toast_temp%'`,
+  );
+  const drops = schemas.map((row) => `DROP SCHEMA ${quotePostgres(String(row[0]))} CASCADE;`).join(' ');
+  await exec(`${drops} ${freshSchemasSql}`);
+}
+
 /**
- * The embedded engine: PostgreSQL compiled to WebAssembly, in process. Each episode leases one
- * engine of a small pool and runs as one transaction on it (postgres-session.ts), so opening and
- * closing cost a few statements. An engine whose episode escaped its transaction is cleaned by
- * dropping every schema; one that fails is replaced.
+ * The embedded engine: PostgreSQL compiled to WebAssembly, each engine in a worker thread of its own
+ * (pglite-host.ts). Each episode leases one engine of a small pool and runs as one transaction on it
+ * (postgres-session.ts), so opening and closing cost a few statements. An engine whose episode escaped
+ * its transaction is cleaned by dropping every schema; one that fails is replaced.
  *
- * Limits: PGlite cannot stop a running statement (it is single-threaded, in this process), so an
- * endless query blocks its engine; the row and byte caps apply only after the engine has produced
- * the whole result. It runs as superuser, so statements that could reach beyond the episode's tables
- * are refused before they run (pglite-policy.ts). Use a PostgreSQL or MySQL server for untrusted
- * models at scale.
+ * Limits: a statement (or the read of the table for scoring) that runs past the time limit is stopped
+ * by ending the engine's thread; the episode starts over on a new engine, which takes seconds to start.
+ * The row and byte caps apply after the engine has produced the whole result, in its thread. The
+ * engine runs as superuser, so statements that could reach beyond the episode's tables are refused
+ * before they run (pglite-policy.ts). Use a PostgreSQL or MySQL server for untrusted models at scale.
  */
 export function createPgliteBackend(options: PgliteBackendOptions = {}): DbbenchBackend {
   const poolSize = options.poolSize ?? 1;
   const limits = resolveLimits(options);
-  const idle: PGlite[] = [];
-  const waiting: Array<(engine: PGlite) => void> = [];
+  const idle: PgliteHost[] = [];
+  const waiting: Array<(engine: PgliteHost) => void> = [];
   const folders: Array<string | undefined> = [];
-  const engineFolder = new Map<PGlite, string | undefined>();
+  const engineFolder = new Map<PgliteHost, string | undefined>();
   let created = 0;
   let inUse = 0;
   let closed = false;
@@ -107,24 +161,15 @@ export function createPgliteBackend(options: PgliteBackendOptions = {}): Dbbench
     return poolSize === 1 ? options.dataDir : join(options.dataDir, `engine-${created}`);
   };
 
-  /** Drops every schema (an episode may have made some and committed them) and rebuilds the clean ones. */
-  const cleanEngine = async (engine: PGlite): Promise<void> => {
-    await engine.exec('ROLLBACK').catch(() => undefined);
-    await engine.exec('DISCARD ALL');
-    const schemas = await engine.query<{ nspname: string }>(
-      `SELECT nspname FROM pg_namespace WHERE nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND nspname NOT LIKE 'pg_temp%' AND nspname NOT LIKE 'pg_toast_temp%'`,
-    );
-    const drops = schemas.rows.map((row) => `DROP SCHEMA ${quotePostgres(row.nspname)} CASCADE;`).join(' ');
-    await engine.exec(`${drops} ${freshSchemasSql}`);
-  };
-
-  const startEngine = async (): Promise<PGlite> => {
+  const startEngine = async (): Promise<PgliteHost> => {
     const folder = freeFolder();
     try {
-      const engine = await startPglite(folder);
-      // A kept folder may hold the schemas of an earlier run; a fresh engine has none.
-      if (folder !== undefined) await cleanEngine(engine);
-      else await engine.exec(freshSchemasSql);
+      const engine = await PgliteHost.start({
+        ...(folder === undefined ? {} : { dataDir: folder }),
+        // A kept folder may hold the schemas of an earlier run (or of an engine stopped mid-statement);
+        // a fresh engine has none.
+        prepare: (exec, rows) => (folder !== undefined ? cleanEngine(exec, rows) : exec(freshSchemasSql)),
+      });
       engineFolder.set(engine, folder);
       return engine;
     } catch (error) {
@@ -137,7 +182,7 @@ export function createPgliteBackend(options: PgliteBackendOptions = {}): Dbbench
     }
   };
 
-  const lease = async (): Promise<PGlite> => {
+  const lease = async (): Promise<PgliteHost> => {
     if (closed) throw new InfrastructureError('the PGlite backend is closed', { code: 'db-closed', retryable: false });
     const ready = idle.pop();
     if (ready) return ready;
@@ -153,27 +198,42 @@ export function createPgliteBackend(options: PgliteBackendOptions = {}): Dbbench
     return new Promise((resolve) => waiting.push(resolve));
   };
 
-  const hand = (engine: PGlite): void => {
+  const hand = (engine: PgliteHost): void => {
+    if (closed) {
+      void retire(engine);
+      return;
+    }
     const next = waiting.shift();
     if (next) next(engine);
     else idle.push(engine);
   };
 
+  /** Closes an engine for good and frees its folder. */
+  const retire = async (engine: PgliteHost): Promise<void> => {
+    created -= 1;
+    const folder = engineFolder.get(engine);
+    engineFolder.delete(engine);
+    await engine.close().catch(() => undefined);
+    if (folder !== undefined) folders.push(folder);
+  };
+
   /** Takes an engine back; cleans it if its episode escaped the transaction, replaces it if it broke. */
-  const release = async (engine: PGlite, end: SessionEnd): Promise<void> => {
+  const release = async (engine: PgliteHost, end: SessionEnd): Promise<void> => {
     inUse -= 1;
     if (!end.broken && !end.dirty) return hand(engine);
+    const limit = limits.statementTimeoutMs;
     try {
-      await cleanEngine(engine);
+      await cleanEngine(
+        async (sql) => {
+          await engine.request({ op: 'exec', sql }, limit);
+        },
+        async (sql) => (await engine.request({ op: 'query', sql }, limit)).rows,
+      );
       hand(engine);
     } catch {
-      created -= 1;
-      const folder = engineFolder.get(engine);
-      engineFolder.delete(engine);
-      await engine.close().catch(() => undefined);
-      if (folder !== undefined) folders.push(folder);
+      await retire(engine);
       const next = waiting.shift();
-      if (next) lease().then(next, () => undefined);
+      if (next && !closed) lease().then(next, () => undefined);
     }
   };
 
@@ -188,7 +248,7 @@ export function createPgliteBackend(options: PgliteBackendOptions = {}): Dbbench
     async openSession(task: DbbenchTask): Promise<DbbenchSession> {
       const engine = await lease();
       inUse += 1;
-      return openPostgresSession(pgliteConnection(engine), task, {
+      return openPostgresSession(pgliteConnection(engine, limits), task, {
         schema: 'public',
         limits,
         resetSql: ['DISCARD ALL', searchPathSql],
@@ -199,9 +259,10 @@ export function createPgliteBackend(options: PgliteBackendOptions = {}): Dbbench
 
     sessionsInUse: () => inUse,
 
+    // Engines still leased close when their episode does.
     async close(): Promise<void> {
       closed = true;
-      await Promise.all(idle.splice(0).map((engine) => engine.close().catch(() => undefined)));
+      await Promise.all(idle.splice(0).map(retire));
     },
   };
 }

@@ -29,53 +29,65 @@ const pgliteVersion: string = (() => {
   return 'unknown';
 })();
 
+/** PGlite's entry point for `require`, which worker threads load (pglite-worker-source.ts). */
+export const pgliteEntryPath: string = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+
 export function pgliteCacheFile(): string {
   const dir = process.env['HARNESS_S_CACHE_DIR'] ?? join(homedir(), '.cache', 'harness-s');
   return join(dir, `pglite-${pgliteVersion}-datadir.tar.gz`);
 }
 
-let initialDataDir: Promise<Blob | null> | undefined;
+let initialDataDir: Promise<Uint8Array | null> | undefined;
 
-async function readCachedDataDir(): Promise<Blob | null> {
+/** The cached initial data directory (gzipped), read once per process; null when there is none. */
+export function cachedInitialDataDir(): Promise<Uint8Array | null> {
+  initialDataDir ??= readFile(pgliteCacheFile()).then(
+    (bytes) => new Uint8Array(bytes),
+    () => null,
+  );
+  return initialDataDir;
+}
+
+/** Keeps a freshly initialised data directory for later starts, in this process and in the cache file. */
+export async function rememberInitialDataDir(dump: Uint8Array): Promise<void> {
+  initialDataDir = Promise.resolve(dump);
   try {
-    return new Blob([await readFile(pgliteCacheFile())]);
+    // Atomic, with a temporary file per writer: several engines, threads or processes may save at once.
+    await writeFileAtomic(pgliteCacheFile(), Buffer.from(dump));
   } catch {
-    return null;
+    // Only an optimisation.
   }
 }
 
-async function saveDataDir(engine: PGlite): Promise<Blob | null> {
-  try {
-    const dump = await engine.dumpDataDir('gzip');
-    // Atomic, with a temporary file per writer: worker threads of one process may save at once.
-    await writeFileAtomic(pgliteCacheFile(), Buffer.from(await dump.arrayBuffer()));
-    return dump;
-  } catch {
-    return null;
-  }
+/** Forgets a cached initial data directory that failed to load. */
+export function forgetInitialDataDir(): void {
+  initialDataDir = Promise.resolve(null);
 }
 
 /**
- * Starts a PGlite engine: in memory from the cached initial data directory when there is one, or
- * on `dataDir`, a folder that keeps the cluster between runs (created on first use).
+ * Starts a PGlite engine in this thread: in memory from the cached initial data directory when there
+ * is one, or on `dataDir`, a folder that keeps the cluster between runs (created on first use). The
+ * backend runs its engines in worker threads (pglite-host.ts); this one is for measurements.
  */
 export async function startPglite(dataDir?: string): Promise<PGlite> {
   if (dataDir !== undefined) {
     await mkdir(dataDir, { recursive: true });
     return PGlite.create({ dataDir });
   }
-  initialDataDir ??= readCachedDataDir();
-  const dump = await initialDataDir;
+  const dump = await cachedInitialDataDir();
   if (dump) {
     try {
-      return await PGlite.create({ loadDataDir: dump });
+      return await PGlite.create({ loadDataDir: new Blob([dump]) });
     } catch {
-      initialDataDir = Promise.resolve(null);
+      forgetInitialDataDir();
     }
   }
   const engine = await PGlite.create();
   // Save before any schema is made, so the cache holds a pristine cluster.
-  initialDataDir = saveDataDir(engine);
-  await initialDataDir;
+  try {
+    await rememberInitialDataDir(new Uint8Array(await (await engine.dumpDataDir('gzip')).arrayBuffer()));
+  } catch {
+    // Only an optimisation.
+  }
   return engine;
 }

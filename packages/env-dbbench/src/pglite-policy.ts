@@ -1,16 +1,16 @@
 /**
  * What an episode may run on PGlite. The embedded engine runs every statement as its superuser, and one
  * engine serves episode after episode, so privileges cannot keep an episode to its own tables: a file
- * written with COPY would be read back by the next episode, `COPY ... TO PROGRAM` blocks the process
- * for good, and writes to the system catalogs would change the engine for every later episode.
- * Statements that could reach beyond the episode's tables are therefore refused before they run:
- * COPY, DO and LOAD; creating functions, procedures, triggers, rules, extensions, roles and other
- * server objects (only tables, views, indexes, sequences, schemas and materialized views); the
+ * written with COPY would be read back by the next episode, `COPY ... TO PROGRAM` blocks the engine
+ * until the time limit restarts it, and writes to the system catalogs would change the engine for every
+ * later episode. Statements that could reach beyond the episode's tables are therefore refused before
+ * they run: COPY, DO and LOAD; creating functions, procedures, triggers, rules, extensions, roles and
+ * other server objects (only tables, views, indexes, sequences, schemas and materialized views); the
  * functions of server files, programs, large objects and server administration, and those that run
- * SQL given as text; `pg_sleep`, which PGlite could not stop; and any statement that changes data or
- * definitions while naming a system catalog (`pg_...`). The screen reads the statement as PostgreSQL
- * does, once with backslash escapes in plain strings and once without (the agent may switch
- * `standard_conforming_strings`); either reading is enough to refuse.
+ * SQL given as text; `pg_sleep`, which only a restart of the engine could stop; and any statement that
+ * changes data or definitions while naming a system catalog (`pg_...`). The screen reads the statement
+ * as PostgreSQL does, once with backslash escapes in plain strings and once without (the agent may
+ * switch `standard_conforming_strings`); either reading is enough to refuse.
  */
 import { type PostgresToken, tokenizePostgres } from './postgres-lexer.js';
 

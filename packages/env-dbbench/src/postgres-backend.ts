@@ -1,16 +1,22 @@
 /**
- * DBBench on a PostgreSQL server. A run gets its own database `hs_dbbench_<run>`; the
- * MySQL-compatibility functions live there once, in schema `dbbench_compat`, owned by the admin and
- * only executable by episodes. Each episode leases a slot: a login role `hs_dbbench_<run>_<n>` that
- * can use only its own schema of the same name, and one connection logged in as that role. The
- * episode is one transaction on that connection (postgres-session.ts), so open and close cost a few
- * statements; slots are made in the background ahead of demand and reused. A slot whose episode
- * escaped its transaction or lost its connection is destroyed and replaced, never reused.
+ * DBBench on a PostgreSQL server. A run gets its own template database `hs_dbbench_<run>` holding the
+ * MySQL-compatibility functions in schema `dbbench_compat`, owned by the admin and only executable by
+ * episodes. Each episode leases a slot: a login role `hs_dbbench_<run>_<n>`, a database of the same
+ * name made from the template, where the role may only create in `public` (and temporary tables), and
+ * one connection logged in as that role. The episode is one transaction on that connection
+ * (postgres-session.ts), so open and close cost a few statements; slots are made in the background
+ * ahead of demand and reused. A slot whose episode escaped its transaction or lost its connection is
+ * destroyed and replaced, never reused.
+ *
+ * A database per slot lets the backend measure an episode from outside while a statement runs: its
+ * tables are not committed, so no other connection sees them, but their files are in the slot's
+ * database, which `pg_database_size` measures (disk-watch.ts).
  */
 import { ConfigError, InfrastructureError } from '@harness-s/core';
 import pg from 'pg';
 import type { DbbenchBackend, DbbenchSession, SessionLimits } from './backend.js';
 import { redactUrl, serverAddress } from './database-url.js';
+import { DiskWatch } from './disk-watch.js';
 import { episodeBytesFunctionSql } from './episode-disk.js';
 import { postgresHelperFunctionsSql } from './mysql-dialect.js';
 import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from './naming.js';
@@ -38,6 +44,9 @@ export interface PostgresBackendOptions extends SessionLimits {
   runId?: string;
 }
 
+/** A slot's database is measured again (its catalogs grow a little) when released after this long. */
+const baseMeasureMs = 60_000;
+
 /** Schema of the MySQL-compatibility functions. */
 const compatSchema = 'dbbench_compat';
 
@@ -57,10 +66,14 @@ const revokedFunctionsSql = `DO $$ DECLARE target regprocedure; BEGIN
 END $$;`;
 
 interface Slot {
+  /** The slot's role, and its database. */
   role: string;
   client: pg.Client;
   gate: MessageGate;
   processId: number;
+  /** The size of the slot's database without an episode, and when it was measured. */
+  baseBytes: number;
+  measuredAt: number;
 }
 
 export function createPostgresBackend(options: PostgresBackendOptions): DbbenchBackend {
@@ -70,7 +83,10 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
   const limits = resolveLimits(options);
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   const timing = { timeoutMs: limits.statementTimeoutMs, graceMs: options.watchdogGraceMs ?? 2000 };
-  /** Administration inside the run database: making and dropping slots, stopping statements. */
+  /**
+   * Administration, connected to the URL's database: making and dropping slots, stopping and measuring
+   * statements. Nothing connects to the run's database, which new slot databases copy.
+   */
   let admin: pg.Pool | undefined;
   let superuser = false;
   let slotCount = 0;
@@ -90,7 +106,17 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
     },
   };
 
-  /** Creates the run database with the compatibility functions, episodes kept out of everything else. */
+  /** The sizes of slot databases, for statements that run long. */
+  const databaseSizes = async (names: readonly string[]): Promise<Map<string, number>> => {
+    const result = await adminClient().query<{ name: string; bytes: string | null }>(
+      'SELECT d.datname AS name, pg_database_size(d.oid)::text AS bytes FROM pg_database d WHERE d.datname = ANY($1)',
+      [names],
+    );
+    return new Map(result.rows.flatMap((row) => (row.bytes === null ? [] : [[row.name, Number(row.bytes)] as const])));
+  };
+  const diskWatch = new DiskWatch({ measure: databaseSizes });
+
+  /** Creates the run's template database with the compatibility functions, episodes kept out of everything else. */
   const setUp = async (): Promise<void> => {
     const server = await connectPostgres({ url: options.url, applicationName: database, connectTimeoutMs });
     try {
@@ -109,13 +135,22 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
       await server.query(
         `COMMENT ON DATABASE ${database} IS 'harness-s dbbench run ${runId}: removed when the run ends, or by harness-s cleanup'`,
       );
-      // Only the run's episode roles may connect: they are members of one group, so making a role
-      // never updates the database's privileges (concurrent updates of one catalog row fail).
       await server.query(`REVOKE ALL ON DATABASE ${database} FROM PUBLIC`);
+      // Episode roles are members of one group, which the template's schema privileges name.
       await server.query(`CREATE ROLE ${episodesGroup} NOLOGIN`);
-      await server.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${database} TO ${episodesGroup}`);
     } finally {
       await server.end().catch(() => undefined);
+    }
+    // The helpers are owned by the admin and only executable by episodes, which create in `public` only.
+    const template = await connectPostgres({ url: options.url, database, applicationName: database, connectTimeoutMs });
+    try {
+      await template.query(
+        `BEGIN; REVOKE ALL ON SCHEMA public FROM PUBLIC; GRANT USAGE, CREATE ON SCHEMA public TO ${episodesGroup};
+         CREATE SCHEMA ${compatSchema}; SET LOCAL search_path TO ${compatSchema}; ${postgresHelperFunctionsSql};
+         ${episodeBytesFunctionSql} GRANT USAGE ON SCHEMA ${compatSchema} TO PUBLIC; ${revokedFunctionsSql} COMMIT;`,
+      );
+    } finally {
+      await template.end().catch(() => undefined);
     }
     const address = serverAddress(options.url, 5432, 'postgres');
     admin = new pg.Pool({
@@ -123,60 +158,74 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
       port: address.port,
       user: address.user,
       password: address.password,
-      database,
+      database: address.database || 'postgres',
       application_name: database,
       connectionTimeoutMillis: connectTimeoutMs,
       max: 3,
     });
     admin.on('error', () => undefined);
-    // The helpers are owned by the admin and only executable by episodes.
-    await admin.query(
-      `BEGIN; REVOKE ALL ON SCHEMA public FROM PUBLIC; CREATE SCHEMA ${compatSchema};
-       SET LOCAL search_path TO ${compatSchema}; ${postgresHelperFunctionsSql}; ${episodeBytesFunctionSql}
-       GRANT USAGE ON SCHEMA ${compatSchema} TO PUBLIC; ${revokedFunctionsSql} COMMIT;`,
-    );
   };
 
-  /** A new slot: its role, its schema, its connection. */
+  /** A new slot: its role, its database, its connection. */
   const createSlot = async (): Promise<Slot> => {
     slotCount += 1;
     const role = runPartName(runId, slotCount);
     const password = newPassword();
     const quoted = quotePostgres(role);
+    // Temporary files (sorts, hashes) live outside the database: the superuser caps them at the disk limit.
+    const tempFiles = superuser
+      ? `ALTER ROLE ${quoted} SET temp_file_limit TO '${Math.max(1, Math.floor(limits.maxEpisodeBytes / 1024))}kB';`
+      : '';
     await adminClient().query(
       `CREATE ROLE ${quoted} LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT 2 IN ROLE ${episodesGroup};
-       ALTER ROLE ${quoted} SET search_path TO ${quoted}, ${compatSchema};
-       ALTER ROLE ${quoted} SET statement_timeout TO ${limits.statementTimeoutMs};
-       ${superuser ? `ALTER ROLE ${quoted} SET temp_file_limit TO '1GB';` : ''}
-       CREATE SCHEMA ${quoted} AUTHORIZATION ${quoted};`,
+       ALTER ROLE ${quoted} SET search_path TO public, ${compatSchema};
+       ALTER ROLE ${quoted} SET statement_timeout TO ${limits.statementTimeoutMs}; ${tempFiles}`,
     );
     try {
+      // CREATE DATABASE runs alone, outside a transaction.
+      await adminClient().query(`CREATE DATABASE ${quoted} TEMPLATE ${database}`);
+      await adminClient().query(
+        `REVOKE ALL ON DATABASE ${quoted} FROM PUBLIC; GRANT CONNECT, TEMPORARY ON DATABASE ${quoted} TO ${quoted}`,
+      );
+      const baseBytes = (await databaseSizes([role])).get(role) ?? 0;
       const gate = new MessageGate(limits.maxResultBytes + messageOverheadBytes);
       const client = await connectPostgres({
         url: options.url,
         user: role,
         password,
-        database,
+        database: role,
         applicationName: database,
         connectTimeoutMs,
         textValues: true,
         gate,
       });
-      return { role, client, gate, processId: (client as unknown as { processID: number }).processID };
+      const processId = (client as unknown as { processID: number }).processID;
+      return { role, client, gate, processId, baseBytes, measuredAt: performance.now() };
     } catch (error) {
-      await dropRole(role);
+      await dropSlot(role);
       throw error;
     }
   };
 
-  const dropRole = async (role: string): Promise<void> => {
+  /** Drops a slot's database and role (ending any connection left). */
+  const dropSlot = async (role: string): Promise<void> => {
     const quoted = quotePostgres(role);
     await adminClient()
+      .query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`)
+      .catch(() => undefined);
+    await adminClient()
       .query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}';
-         DROP OWNED BY ${quoted} CASCADE; DROP ROLE ${quoted};`,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'; DROP ROLE IF EXISTS ${quoted};`,
       )
       .catch(() => undefined);
+  };
+
+  /** Measures a slot's database again before it serves the next episode, when it was measured long ago. */
+  const refreshBase = async (slot: Slot): Promise<void> => {
+    if (performance.now() - slot.measuredAt < baseMeasureMs) return;
+    const bytes = (await databaseSizes([slot.role]).catch(() => null))?.get(slot.role);
+    if (bytes !== undefined) slot.baseBytes = bytes;
+    slot.measuredAt = performance.now();
   };
 
   const pool = new SlotPool<Slot>({
@@ -185,7 +234,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
     create: createSlot,
     destroy: async (slot) => {
       await slot.client.end().catch(() => undefined);
-      await dropRole(slot.role);
+      await dropSlot(slot.role);
     },
   });
 
@@ -211,10 +260,16 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
     async openSession(task: DbbenchTask): Promise<DbbenchSession> {
       await start();
       const slot = await pool.lease();
-      return openPostgresSession(postgresConnection(slot.client, slot.gate, stopper, timing), task, {
-        schema: slot.role,
+      const watchDisk = (onOver: () => void) =>
+        diskWatch.watch({ key: slot.role, baseBytes: slot.baseBytes, limitBytes: limits.maxEpisodeBytes, onOver });
+      return openPostgresSession(postgresConnection(slot.client, slot.gate, stopper, timing, watchDisk), task, {
+        schema: 'public',
         limits,
-        release: (end: SessionEnd) => pool.release(slot, end.dirty || end.broken),
+        release: async (end: SessionEnd) => {
+          const discard = end.dirty || end.broken;
+          if (!discard) await refreshBase(slot);
+          await pool.release(slot, discard);
+        },
       });
     },
 
@@ -223,6 +278,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
     async close(): Promise<void> {
       if (!started) return;
       await started.catch(() => undefined);
+      diskWatch.close();
       await pool.close();
       await admin?.end().catch(() => undefined);
       admin = undefined;

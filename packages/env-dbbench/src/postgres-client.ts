@@ -116,12 +116,22 @@ function rowTooLong(gate: MessageGate): Error & { code: string } {
   );
 }
 
-/** An episode client as a `PostgresConnection` with a watchdog, streaming row caps and a message bound. */
+/**
+ * Watches the disk of the episode while one of its statements runs (disk-watch.ts): `onOver` is called
+ * when the episode is over its disk limit; the returned function ends the watch.
+ */
+export type DiskWatcher = (onOver: () => void) => () => void;
+
+/**
+ * An episode client as a `PostgresConnection` with a watchdog, streaming row caps, a message bound and,
+ * when `watchDisk` is given, a bound on the disk a statement writes while it runs.
+ */
 export function postgresConnection(
   client: pg.Client,
   gate: MessageGate,
   stopper: StatementStopper,
   timing: WatchdogTiming,
+  watchDisk?: DiskWatcher,
 ): PostgresConnection {
   const processId = (client as unknown as { processID: number }).processID;
   return {
@@ -141,7 +151,8 @@ export function postgresConnection(
         gate.onOversized = null;
       }
     },
-    stream: (sql, collector, kind) => streamStatement(client, gate, processId, sql, collector, kind, stopper, timing),
+    stream: (sql, collector, kind) =>
+      streamStatement(client, gate, processId, sql, collector, kind, stopper, timing, watchDisk),
     inTransaction: () => client.getTransactionStatus() !== 'I',
     engineError: postgresEngineError,
   };
@@ -156,16 +167,17 @@ function streamStatement(
   kind: StatementKind,
   stopper: StatementStopper,
   timing: WatchdogTiming,
+  watchDisk: DiskWatcher | undefined,
 ): Promise<StreamEnd> {
   return new Promise((resolve, reject) => {
-    let stopped: 'cap' | 'timeout' | null = null;
+    let stopped: StreamEnd['stopped'] = null;
     let settled = false;
     let columnsSet = false;
     let errorCut = false;
     /** The backend's cancel, once sent: the statement settles only after it was delivered. */
     let cancelled: Promise<void> = Promise.resolve();
     const timers: NodeJS.Timeout[] = [];
-    const stop = (reason: 'cap' | 'timeout') => {
+    const stop = (reason: 'cap' | 'timeout' | 'disk') => {
       stopped = reason;
       const sent = stopper.cancel(processId).catch(() => undefined);
       cancelled = cancelled.then(() => sent);
@@ -174,6 +186,7 @@ function streamStatement(
       if (settled) return;
       settled = true;
       for (const timer of timers) clearTimeout(timer);
+      unwatchDisk();
       gate.onOversized = null;
       // A cancel still on its way would stop whatever the connection runs next.
       void cancelled.then(body);
@@ -211,13 +224,18 @@ function streamStatement(
         error.message = `${error.message}... (the message was cut: it is longer than ${gate.maxMessageBytes} bytes)`;
       settle(() => {
         const cancelled = error.code === '57014';
-        if (cancelled && stopped === 'cap') resolve({ failed: true, stopped });
+        if (cancelled && (stopped === 'cap' || stopped === 'disk')) resolve({ failed: true, stopped });
         else if (cancelled && (stopped === 'timeout' || /statement timeout/.test(error.message)))
           reject(new StatementTimedOut());
         else if (stopped === 'timeout' && !postgresEngineError(error)) reject(lostConnection(error));
         else reject(postgresEngineError(error) ? error : lostConnection(error));
       });
     });
+    // A statement writing past the episode's disk limit is cancelled as it writes.
+    const unwatchDisk =
+      watchDisk?.(() => {
+        if (stopped === null) stop('disk');
+      }) ?? (() => undefined);
     timers.push(
       setTimeout(() => stop('timeout'), timing.timeoutMs + timing.graceMs),
       // A statement that ignores the cancel (some C code does not check for interrupts) loses its connection.

@@ -1,7 +1,13 @@
 import { InfrastructureError } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
 import { postgresEngineError } from './postgres-client.js';
-import { openPostgresSession, type PostgresConnection, type StreamEnd } from './postgres-session.js';
+import {
+  EngineReplaced,
+  openPostgresSession,
+  type PostgresConnection,
+  type SessionEnd,
+  type StreamEnd,
+} from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { resolveLimits } from './result-collector.js';
 
@@ -23,8 +29,13 @@ const task: DbbenchTask = {
 
 const engineFailure = (message: string, code: string) => Object.assign(new Error(message), { code });
 
-/** A connection that records the session's SQL, with scripted stream ends, sizes and failures. */
-function fakeConnection(script: { ends?: StreamEnd[]; sizes?: number[]; failOn?: RegExp; failure?: Error }) {
+/** A connection that records the session's SQL, with scripted stream ends (or errors), sizes and failures. */
+function fakeConnection(script: {
+  ends?: Array<StreamEnd | Error>;
+  sizes?: number[];
+  failOn?: RegExp;
+  failure?: Error;
+}) {
   const log: string[] = [];
   const connection: PostgresConnection = {
     run: async (sql) => {
@@ -37,7 +48,9 @@ function fakeConnection(script: { ends?: StreamEnd[]; sizes?: number[]; failOn?:
     },
     stream: async (sql) => {
       log.push(sql);
-      return script.ends?.shift() ?? { failed: false, stopped: null };
+      const end = script.ends?.shift() ?? { failed: false, stopped: null };
+      if (end instanceof Error) throw end;
+      return end;
     },
     inTransaction: () => true,
     engineError: postgresEngineError,
@@ -89,5 +102,45 @@ describe('PostgresSession', () => {
       expect.stringMatching(/^BEGIN; CREATE TABLE "t"/),
     ]);
     expect((await session.execute('SELECT 1')).ok).toBe(true);
+  });
+
+  it('undoes a statement the backend stopped while it wrote past the disk limit', async () => {
+    const { connection, log } = fakeConnection({ ends: [{ failed: true, stopped: 'disk' }], sizes: [10] });
+    const session = await open(connection);
+    expect(await session.execute('CREATE TABLE big AS SELECT 1')).toEqual({
+      ok: false,
+      code: '53100',
+      message: "the statement was stopped and undone: it was writing past the episode's 1 MiB disk limit",
+    });
+    expect(log.slice(-3)).toEqual([
+      'CREATE TABLE big AS SELECT 1',
+      'ROLLBACK TO SAVEPOINT dbbench_statement',
+      expect.stringMatching(/episode_bytes/),
+    ]);
+  });
+
+  it('starts the episode over before its next statement when the engine was replaced to stop one', async () => {
+    const replaced = new EngineReplaced('the statement was stopped: everything the episode did is undone');
+    const { connection, log } = fakeConnection({ ends: [replaced, { failed: false, stopped: null }] });
+    const ends: SessionEnd[] = [];
+    const session = await openPostgresSession(connection, task, {
+      schema: 's',
+      limits: resolveLimits(),
+      release: async (end) => {
+        ends.push(end);
+      },
+    });
+    expect(await session.execute('SELECT endless()')).toEqual({ ok: false, code: '57014', message: replaced.message });
+    // Nothing more is asked of the engine being replaced.
+    expect(log.at(-1)).toBe('SELECT endless()');
+    expect((await session.execute('SELECT 1')).ok).toBe(true);
+    expect(log.slice(-4)).toEqual([
+      expect.stringMatching(/^BEGIN; CREATE TABLE "t"/),
+      'SAVEPOINT dbbench_statement',
+      'SELECT 1',
+      expect.stringMatching(/episode_bytes/),
+    ]);
+    await session.close();
+    expect(ends).toEqual([{ dirty: false, broken: false }]);
   });
 });

@@ -30,6 +30,17 @@ export class StatementTimedOut extends Error {
   }
 }
 
+/**
+ * Thrown by a `PostgresConnection` whose engine had to be replaced to stop what it ran (PGlite, at the
+ * time limit): nothing of the episode is left on the new engine. `message` says why, for the agent.
+ */
+export class EngineReplaced extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EngineReplaced';
+  }
+}
+
 /** An error the engine raised for a statement; anything else from a connection means it is lost. */
 export interface EngineError {
   message: string;
@@ -60,8 +71,8 @@ export interface PostgresConnection {
 export interface StreamEnd {
   /** The statement was cancelled and the transaction needs a rollback to the savepoint. */
   failed: boolean;
-  /** The backend cancelled the statement: at the result caps, or at the time limit. */
-  stopped?: 'cap' | 'timeout' | null;
+  /** The backend cancelled the statement: at the result caps, at the time limit, or at the disk limit. */
+  stopped?: 'cap' | 'timeout' | 'disk' | null;
 }
 
 /** How the session ended, for its backend. */
@@ -94,6 +105,12 @@ export interface PostgresSessionOptions {
 
 const savepoint = 'dbbench_statement';
 
+/** How the backend stopped a statement, in messages. */
+const stopNames = { cap: 'result caps', timeout: 'time limit', disk: 'disk limit' } as const;
+
+/** What a statement stopped while it wrote was doing, e.g. `it was writing past the episode's 256 MiB disk limit`. */
+export const writingPast = (limit: string): string => `it was writing past the episode's ${limit} disk limit`;
+
 /** The episode session; create with `openPostgresSession`. */
 class PostgresSession implements DbbenchSession {
   private closed = false;
@@ -105,6 +122,8 @@ class PostgresSession implements DbbenchSession {
   private step = 'opening the episode';
   /** How the backend stopped the last agent statement, if it did. */
   private lastStop: StreamEnd['stopped'] = null;
+  /** The engine was replaced (EngineReplaced): the episode is made again before its next statement. */
+  private replaced = false;
 
   constructor(
     private readonly connection: PostgresConnection,
@@ -145,8 +164,18 @@ class PostgresSession implements DbbenchSession {
       } finally {
         this.noticeEscape();
       }
+      if (this.replaced) return outcome;
       return (await this.checkDisk()) ?? outcome;
     });
+  }
+
+  /** The observation for a statement whose engine was replaced to stop it; the episode starts over. */
+  private engineReplaced(error: EngineReplaced): string {
+    this.replaced = true;
+    this.lastStop = 'timeout';
+    // The new engine holds nothing the episode did, committed or not.
+    this.dirty = false;
+    return error.message;
   }
 
   /** The agent's statement, its failure undone alone. */
@@ -155,10 +184,18 @@ class PostgresSession implements DbbenchSession {
     try {
       const { failed, stopped } = await this.connection.stream(sql, collector, kind);
       this.lastStop = stopped ?? null;
+      if (failed && stopped === 'disk') {
+        await this.run('undoing a statement stopped at the disk limit', `ROLLBACK TO SAVEPOINT ${savepoint}`);
+        const limit = mebibytes(this.options.limits.maxEpisodeBytes);
+        return { ok: false, code: '53100', message: `the statement was stopped and undone: ${writingPast(limit)}` };
+      }
       if (failed)
         await this.run('undoing a statement stopped at the result caps', `ROLLBACK TO SAVEPOINT ${savepoint}`);
       return collector.outcome();
     } catch (error) {
+      if (error instanceof EngineReplaced) {
+        return { ok: false, message: this.engineReplaced(error), code: '57014' };
+      }
       if (error instanceof StatementTimedOut) {
         this.lastStop = 'timeout';
         await this.run('undoing a statement stopped at the time limit', `ROLLBACK TO SAVEPOINT ${savepoint}`);
@@ -167,7 +204,12 @@ class PostgresSession implements DbbenchSession {
       const engineError = this.connection.engineError(error);
       if (!engineError) throw error;
       await this.run('undoing a failed statement', `ROLLBACK TO SAVEPOINT ${savepoint}`);
-      return { ok: false, message: engineError.message, code: engineError.code };
+      // temp_file_limit, which the backend sets to the disk limit.
+      const note =
+        engineError.code === '53400' && /temp_file_limit/.test(engineError.message)
+          ? ` (temporary files count against the episode's ${mebibytes(this.options.limits.maxEpisodeBytes)} disk limit)`
+          : '';
+      return { ok: false, message: engineError.message + note, code: engineError.code };
     }
   }
 
@@ -227,6 +269,7 @@ class PostgresSession implements DbbenchSession {
         this.step = 'reading the task table';
         return { rows: await this.connection.rows(`SELECT ${columns} FROM ${table}`) };
       } catch (error) {
+        if (error instanceof EngineReplaced) return { error: this.engineReplaced(error) };
         const engineError = this.connection.engineError(error);
         if (!engineError) throw error;
         await this.run('undoing a failed read of the task table', `ROLLBACK TO SAVEPOINT ${savepoint}`);
@@ -253,7 +296,10 @@ class PostgresSession implements DbbenchSession {
 
   /** A savepoint before each statement; a new transaction first if the old one ended. */
   private async startStatement(): Promise<void> {
-    if (!this.connection.inTransaction()) {
+    if (this.replaced) {
+      this.replaced = false;
+      await this.createTable();
+    } else if (!this.connection.inTransaction()) {
       this.dirty = true;
       await this.run('beginning a new transaction', 'BEGIN');
     }
@@ -267,7 +313,7 @@ class PostgresSession implements DbbenchSession {
   }
 
   private noticeEscape(): void {
-    if (!this.broken && !this.connection.inTransaction()) this.dirty = true;
+    if (!this.broken && !this.replaced && !this.connection.inTransaction()) this.dirty = true;
   }
 
   /** Runs `body`; a lost connection marks the session broken and surfaces as InfrastructureError. */
@@ -285,7 +331,7 @@ class PostgresSession implements DbbenchSession {
       const reason = engineError ? `${engineError.message} (SQLSTATE ${engineError.code})` : (error as Error).message;
       const lateCancel =
         engineError?.code === '57014' && this.lastStop
-          ? `; the backend had cancelled the agent's previous statement (at the ${this.lastStop === 'cap' ? 'result caps' : 'time limit'}), and the cancel arrived after it ended`
+          ? `; the backend had cancelled the agent's previous statement (at the ${stopNames[this.lastStop]}), and the cancel arrived after it ended`
           : '';
       throw new InfrastructureError(
         `database error while managing the episode of ${this.task.id}, ${this.step}: ${reason}${lateCancel}`,

@@ -79,6 +79,33 @@ for (const server of servers) {
       }
     });
 
+    it("turns a connection an operator kills while the agent's statement runs into an InfrastructureError", async () => {
+      const session = await backend.openSession(task('dev-2'));
+      const id = await session.execute(connectionIdSql);
+      if (!id.ok) throw new Error(id.message);
+      const running = session
+        .execute(mysql ? 'SELECT SLEEP(20)' : 'SELECT pg_sleep(20)')
+        .catch((caught: unknown) => caught);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const started = performance.now();
+      await killConnection(String(id.rows[0]?.[0]));
+      const error = await running;
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(InfrastructureError.isInstance(error)).toBe(true);
+      expect((error as InfrastructureError).code).toBe('db-connection-lost');
+      await session.close();
+      expect(backend.sessionsInUse()).toBe(0);
+      const next = await backend.openSession(task('dev-2'));
+      try {
+        const count = await next.execute(
+          `SELECT COUNT(*) FROM ${mysql ? '`Music Chart History`' : '"Music Chart History"'}`,
+        );
+        expect(count.ok && String(count.rows[0]?.[0])).toBe('35');
+      } finally {
+        await next.close();
+      }
+    });
+
     it('retries the attempt whose connection was killed; the run completes with the retry recorded', async () => {
       const inner = createDbbenchEnvironment({ backend });
       let killed = false;

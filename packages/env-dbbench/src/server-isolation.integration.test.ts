@@ -31,8 +31,9 @@ for (const server of servers) {
       if (!outcome.ok) throw new Error(outcome.message);
       return String(outcome.rows[0]?.[0]);
     };
-    /** The episode's own database (MySQL) or schema (PostgreSQL). */
-    const home = (session: DbbenchSession) => scalar(session, mysql ? 'SELECT DATABASE()' : 'SELECT current_schema()');
+    /** The episode's own database. */
+    const home = (session: DbbenchSession) =>
+      scalar(session, mysql ? 'SELECT DATABASE()' : 'SELECT current_database()');
 
     async function withSessions<T>(ids: string[], body: (sessions: DbbenchSession[]) => Promise<T>): Promise<T> {
       const sessions = await Promise.all(ids.map((id) => backend.openSession(task(id))));
@@ -47,10 +48,15 @@ for (const server of servers) {
       await withSessions(['dev-2', 'dev-20'], async ([attacker, victim]) => {
         if (!attacker || !victim) throw new Error('two sessions expected');
         const victimHome = await home(victim);
-        const victimTable = `${quote(victimHome)}.${quote(task('dev-20').tableName)}`;
+        // PostgreSQL: each episode has a database of its own, which no other episode can reach.
+        const victimTable = `${quote(victimHome)}.${mysql ? '' : 'public.'}${quote(task('dev-20').tableName)}`;
         const read = await attacker.execute(`SELECT * FROM ${victimTable}`);
         expect(read.ok).toBe(false);
-        expect(observationText(read)).toMatch(/denied/i);
+        expect(observationText(read)).toMatch(mysql ? /denied/i : /cross-database references are not implemented/);
+        if (!mysql) {
+          const other = await attacker.execute(`SELECT * FROM public.${quote(task('dev-20').tableName)}`);
+          expect(observationText(other)).toMatch(/does not exist/);
+        }
         const dropped = await attacker.execute(`DROP TABLE ${victimTable}`);
         expect(dropped.ok).toBe(false);
         const listed = await observe(

@@ -9,13 +9,15 @@ import type { DbbenchTask } from './records.js';
 
 const servers = await testServers();
 
-/** What the episode leaves behind on purpose: a table, a view, a function and a temporary table. */
+/**
+ * What the episode leaves behind on purpose: a table, a view, a function and (PostgreSQL; MySQL refuses
+ * them) a temporary table.
+ */
 const litter = {
   mysql: [
     'CREATE TABLE hs_extra (a TEXT)',
     'CREATE VIEW hs_view AS SELECT 1 AS a',
     'CREATE FUNCTION hs_function() RETURNS INT DETERMINISTIC RETURN 1',
-    'CREATE TEMPORARY TABLE hs_temporary (a TEXT)',
   ],
   postgres: [
     'CREATE TABLE hs_extra (a TEXT)',
@@ -75,22 +77,29 @@ for (const server of servers) {
           'SELECT COUNT(*) AS n FROM pg_stat_activity WHERE usename LIKE $1 OR application_name LIKE $1 OR datname LIKE $1',
           [pattern],
         );
-        let tables: string[] = [];
-        const database = names.rows.find((row) => row.name === `hs_dbbench_${runId}`);
-        if (database) {
+        // What episodes could make: relations and functions in `public` of the run's databases (a slot's
+        // database per episode, made from the run's own).
+        const tables: string[] = [];
+        const databases = await admin.query<{ name: string }>(
+          'SELECT datname AS name FROM pg_database WHERE datname LIKE $1',
+          [pattern],
+        );
+        for (const { name: database } of databases.rows) {
           const inRun = await connectPostgres({
             url: server.url,
-            database: database.name,
+            database,
             applicationName: 'test',
             connectTimeoutMs: 5000,
           });
-          const found = await inRun.query<{ name: string }>(
-            `SELECT n.nspname || '.' || c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE $1
-             UNION ALL SELECT n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname LIKE $1`,
-            [pattern],
-          );
-          tables = found.rows.map((row) => row.name);
-          await inRun.end();
+          try {
+            const found = await inRun.query<{ name: string }>(
+              `SELECT n.nspname || '.' || c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' OR n.nspname LIKE 'pg\\_temp%'
+               UNION ALL SELECT n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'`,
+            );
+            tables.push(...found.rows.map((row) => `${database}: ${row.name}`));
+          } finally {
+            await inRun.end();
+          }
         }
         return { objects: names.rows.map((row) => row.name), connections: Number(connections.rows[0]?.n), tables };
       } finally {

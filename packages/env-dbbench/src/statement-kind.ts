@@ -124,6 +124,40 @@ export function refusedMysqlCall(sql: string): string | null {
   return null;
 }
 
+/** The significant tokens of a MySQL call as each SQL mode that changes quoting reads it. */
+const mysqlReadings = (sql: string): MysqlToken[][] =>
+  mysqlLexModes.map((mode) => tokenizeMysql(sql, mode).filter(isSignificant));
+
+/**
+ * Whether a MySQL call is a single statement that only reads, under every quoting mode. Such a call
+ * writes nothing while the episode has made no routines, triggers or sequences (which commit, so the
+ * session knows): its disk need not be measured after it.
+ */
+export function isSingleMysqlRead(sql: string): boolean {
+  return mysqlReadings(sql).every((tokens) => {
+    const end = tokens.findIndex((token) => token.text === ';');
+    if (end >= 0 && end < tokens.length - 1) return false;
+    const first = tokens[0];
+    return first !== undefined && (first.text === '(' || readWords.has(word(first)));
+  });
+}
+
+/**
+ * Whether a MySQL call could kill its own connection. `KILL` itself is refused wherever it appears
+ * (`refusedMysqlCall`), also in the bodies of routines; only SQL run from text can still reach it: a
+ * prepared statement (`PREPARE`, `EXECUTE`, `EXECUTE IMMEDIATE`) or a procedure (`CALL`) that runs one.
+ * Functions and triggers may not run SQL from text. A connection killed while any other call runs was
+ * killed from outside (an operator, the server).
+ */
+export function mayEndOwnConnection(sql: string): boolean {
+  return mysqlReadings(sql).some((tokens) =>
+    tokens.some(
+      (token, index) =>
+        token.kind === 'word' && /^(PREPARE|EXECUTE|CALL)$/i.test(token.text) && tokens[index - 1]?.text !== '.',
+    ),
+  );
+}
+
 /** `SET autocommit = ...` in any spelling (`@@autocommit`, `SESSION autocommit`, `@@session.autocommit`). */
 function setsAutocommit(tokens: readonly MysqlToken[]): boolean {
   return tokens
