@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
-import { sandboxLabels, type Workspace } from './swe-sandbox.js';
+import { sandboxLabels } from './swe-sandbox.js';
 
 /** Resource limits of a container. */
 export interface ContainerLimits {
@@ -11,9 +11,11 @@ export interface ContainerLimits {
   /** Processes and threads at most: a fork bomb stops here. */
   pids: number;
   /**
-   * Size of each writable file system of a reusable container (the repository, `/tmp`,
-   * `/var/tmp`, `/root`): in-memory file systems, so what they hold also counts against
-   * `memoryBytes`, and a file written past this size fails with "No space left on device".
+   * Size of each file system a command can write (the repository's, `/tmp`, `/var/tmp`, `/root`,
+   * and one at every volume the image declares): in-memory file systems, so what they hold also
+   * counts against `memoryBytes`, and a file written past this size fails with "No space left on
+   * device". The repository's holds the repository itself too: an image whose repository does not
+   * fit cannot start (code `repository-too-large`).
    */
   diskBytes: number;
 }
@@ -32,29 +34,34 @@ export const defaultContainerLimits: ContainerLimits = {
  */
 export const keepAlive = 'while :; do sleep 3600 & wait $!; done';
 
-/** Directories a reusable container can write besides its repository; the root file system is read-only. */
+/** Directories a container can write besides its repository; the root file system is read-only. */
 export const scratchDirectories = ['/tmp', '/var/tmp', '/root'] as const;
 
 /**
- * The container of a sandbox. `repository` says where its repository comes from:
+ * The container of a sandbox, the same for a repository copied in from this machine and for an
+ * image's own repository: no network, the resource limits, and confined as follows.
  *
- * - `host` (copied in from this machine): the container is **reusable**. Its root file system is
- *   read-only and everything a command can write is an in-memory file system of `diskBytes` (the
- *   repository and the scratch directories), so a restart brings the whole container back to its
- *   image, and the repository is copied in again from this machine.
- * - `image` (the repository is inside the image, as in SWE-bench images): the container serves one
- *   episode, since what its commands change in the image's files cannot be undone in place.
+ * - Disk: the root file system is read-only, and everything a command can write is an in-memory
+ *   file system of `diskBytes`: the repository, the scratch directories, and every volume the image
+ *   declares (`volumes`, from the image's configuration; without this the daemon would make each a
+ *   volume on this machine's disk). The daemon's `/dev` and `/dev/shm` are in memory too, and
+ *   the read-only root makes its `/etc/hosts` and `/etc/hostname` read-only.
+ * - Privileges: every capability is dropped (`CapDrop: ALL`, none added back), and
+ *   `no-new-privileges` stops setuid and file-capability programs from gaining any. Processes run
+ *   as the image's user (root in the embedded and SWE-bench images), which without capabilities
+ *   cannot bypass file permissions, change owners, make device nodes, chroot, open raw sockets or
+ *   change its user or group: it writes only what it owns where it can write at all.
  */
 export function containerSpec(options: {
   image: string;
   labels: Record<string, string>;
   limits: ContainerLimits;
   repoPath: string;
-  repository: Workspace['kind'];
+  /** Volumes the image declares: each gets an empty in-memory file system instead. */
+  volumes?: readonly string[];
 }): Docker.ContainerCreateOptions {
   const { limits } = options;
   const tmpfs = (mode: string) => `rw,exec,nosuid,nodev,size=${limits.diskBytes},mode=${mode}`;
-  const reusable = options.repository === 'host';
   return {
     Image: options.image,
     Cmd: ['/bin/sh', '-c', keepAlive],
@@ -68,19 +75,17 @@ export function containerSpec(options: {
       MemorySwap: limits.memoryBytes,
       NanoCpus: Math.round(limits.cpus * 1e9),
       PidsLimit: limits.pids,
+      CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       // PID 1 prints nothing; a command writing to its output would fill a log on this machine's disk.
       LogConfig: { Type: 'none', Config: {} },
       ShmSize: Math.min(limits.diskBytes, 64 * 1024 ** 2),
-      ...(reusable
-        ? {
-            ReadonlyRootfs: true,
-            Tmpfs: {
-              [options.repoPath]: tmpfs('755'),
-              ...Object.fromEntries(scratchDirectories.map((path) => [path, tmpfs(path === '/root' ? '700' : '1777')])),
-            },
-          }
-        : {}),
+      ReadonlyRootfs: true,
+      Tmpfs: {
+        ...Object.fromEntries((options.volumes ?? []).map((path) => [path, tmpfs('755')])),
+        [options.repoPath]: tmpfs('755'),
+        ...Object.fromEntries(scratchDirectories.map((path) => [path, tmpfs(path === '/root' ? '700' : '1777')])),
+      },
     },
   };
 }

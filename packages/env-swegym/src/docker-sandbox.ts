@@ -4,6 +4,13 @@ import { ConfigError, type ExecOptions, type ExecResult, InfrastructureError, In
 import type Docker from 'dockerode';
 import { execa, type ResultPromise } from 'execa';
 import { type ContainerLimits, containerSpec } from './container-spec.js';
+import {
+  containerSetupScript,
+  copyImageRepository,
+  imageVolumes,
+  installScript,
+  prepareFailures,
+} from './docker-workspace.js';
 import { InputGate } from './exec-input.js';
 import { type GitRunner, sandboxGit } from './git.js';
 import { HeadTailBuffer } from './output-buffer.js';
@@ -18,15 +25,6 @@ const scratchPath = '/tmp/harness-s';
 /** A process table this close to its limit counts as full. */
 const fullTableMargin = 2;
 
-/** Exit codes of the script that puts a repository in place, so a failure says which step failed. */
-const prepareFailures: Record<number, string> = {
-  90: 'the container setup (scratch directory, git configuration) failed',
-  91: 'the repository directory cannot be cleared',
-  92: 'the repository cannot be copied in',
-  93: 'the base commit cannot be checked out',
-  94: 'HEAD is not the base commit after the checkout',
-};
-
 /** Whether an error from the Docker API means the daemon or the container is gone. */
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: string; statusCode?: number }).code;
@@ -36,13 +34,15 @@ function isUnavailable(error: unknown): boolean {
 
 /**
  * A sandbox that is one Docker container: no network (`NetworkMode: 'none'`), memory, CPU and
- * process limits, labels that name its run and owner process. Commands run through `docker exec`
- * in a fresh `bash -c`, under `timeout -s KILL`, which kills the command's whole process group.
+ * process limits, no capabilities, labels that name its run and owner process. Commands run
+ * through `docker exec` in a fresh `bash -c`, under `timeout -s KILL`, which kills the command's
+ * whole process group.
  *
- * A container made for a repository copied in from this machine is reusable: its root file system
- * is read-only and what commands can write lives in size-limited in-memory file systems, so a
- * reset restarts the container (every process and every written file gone) and copies the
- * repository in again. A container of an image's repository serves one episode.
+ * Its root file system is read-only and what commands can write lives in size-limited in-memory
+ * file systems (`containerSpec`). A container made for a repository copied in from this machine is
+ * reusable: a reset restarts it (every process and every written file gone) and copies the
+ * repository in again. A container of an image's repository gets that repository copied from the
+ * image into its repository file system at start, and serves one episode.
  */
 export class DockerSandbox implements SweSandbox {
   readonly kind = 'docker' as const;
@@ -75,7 +75,8 @@ export class DockerSandbox implements SweSandbox {
     const repository = options.repository ?? 'host';
     let container: Docker.Container | undefined;
     try {
-      container = await docker.createContainer(containerSpec({ ...options, repoPath, repository }));
+      const volumes = await imageVolumes(docker, options.image);
+      container = await docker.createContainer(containerSpec({ ...options, repoPath, volumes }));
       await container.start();
     } catch (error) {
       await container?.remove({ force: true }).catch(() => undefined);
@@ -92,24 +93,22 @@ export class DockerSandbox implements SweSandbox {
       });
     }
     const sandbox = new DockerSandbox(container, container.id, options.image, repoPath, repository === 'host');
-    const setup = await sandbox.exec(sandbox.setupScript(), { timeoutMs: 60_000, cwd: '/' });
-    if (setup.exitCode !== 0) {
+    try {
+      const setup = await sandbox.exec(containerSetupScript(scratchPath, repoPath), { timeoutMs: 60_000, cwd: '/' });
+      if (setup.exitCode !== 0) {
+        throw new InfrastructureError(`container setup failed in ${options.image}: ${setup.stdout}${setup.stderr}`, {
+          code: 'container-setup-failed',
+        });
+      }
+      if (repository === 'image') {
+        const copy = { image: options.image, repoPath, diskBytes: options.limits.diskBytes };
+        await copyImageRepository(container, copy, (script, exec, input) => sandbox.run(script, exec, input));
+      }
+    } catch (error) {
       await sandbox.destroy();
-      throw new InfrastructureError(`container setup failed in ${options.image}: ${setup.stdout}${setup.stderr}`, {
-        code: 'container-setup-failed',
-      });
+      throw error;
     }
     return sandbox;
-  }
-
-  /** What a fresh container needs before a repository goes in: the scratch directory, git's identity. */
-  private setupScript(): string {
-    return [
-      `mkdir -p ${scratchPath} ${shellQuote(this.repoPath)}`,
-      "git config --global --replace-all safe.directory '*'",
-      'git config --global user.email agent@harness-s.invalid',
-      'git config --global user.name agent',
-    ].join(' && ');
   }
 
   get workspace(): Workspace | null {
@@ -283,7 +282,8 @@ export class DockerSandbox implements SweSandbox {
    * Puts the workspace's repository in place at its base commit, after the container setup when
    * `setup` (a restarted container starts without it). A repository from this machine is copied in
    * whole, as a tar stream into `tar -x` inside (in-memory file systems take no `docker cp`); an
-   * image's repository is used as the image has it, checked out at the base commit if need be.
+   * image's repository is used as the container got it from the image at start, checked out at the
+   * base commit if need be.
    */
   private async install(workspace: Workspace, setup: boolean): Promise<void> {
     this.assertAlive();
@@ -299,18 +299,11 @@ export class DockerSandbox implements SweSandbox {
       );
     }
     this.current = null;
-    const repo = shellQuote(this.repoPath);
-    const base = shellQuote(workspace.baseCommit);
-    const script = [
-      setup ? `{ ${this.setupScript()}; } || exit 90` : '',
-      `cd ${repo} || exit 91`,
-      workspace.kind === 'host' ? 'find . -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + || exit 91' : '',
-      workspace.kind === 'host' ? 'tar -x -f - || exit 92' : '',
-      `test "$(git rev-parse HEAD)" = ${base} || git checkout -q -f --detach ${base} || exit 93`,
-      `test "$(git rev-parse HEAD)" = ${base} || exit 94`,
-    ]
-      .filter((line) => line !== '')
-      .join('\n');
+    const script = installScript(
+      workspace,
+      this.repoPath,
+      setup ? containerSetupScript(scratchPath, this.repoPath) : null,
+    );
     // The repository (with its .git) goes in as a tar stream; the host's `tar` makes it.
     const source = workspace.kind === 'host' ? workspace.hostRepo : 'the repository';
     let tar: ResultPromise<{ buffer: { stdout: false }; reject: false }> | undefined;
