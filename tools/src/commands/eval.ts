@@ -121,13 +121,13 @@ export async function runEval(
   if (given.resume && given.out) throw new ConfigError('use either --out or --resume, not both', { code: 'bad-flag' });
   await checkRunFolder('eval', given);
   const merged = given.resume ? await flagsForResume(resolve(given.resume), given, explicit, evalChangeable) : given;
+  // Flags a continued run restored are the record's: a bad one is blamed on it, not on the command line.
+  recordedFlagsChecked(given.resume, () => checkCheckpointFlags(merged));
   // A run folder's checkpoint is recorded as the snapshot it resolved to: a resume reads that policy.
   const source = merged.checkpoint ? await checkpointSource(merged.checkpoint, merged.env) : undefined;
   const flags = source ? { ...merged, checkpoint: source.file } : merged;
   const attempts = flags.attempts ?? flags.k;
-  // Flags a continued run restored are the record's: a bad one is blamed on it, not on the command line.
   recordedFlagsChecked(given.resume, () => {
-    checkCheckpointFlags(merged);
     if (flags.routing !== 'rank1') {
       const routingOnly = (['pool', 'profiles', 'llmRanker'] as const).filter((key) => flags[key] !== undefined);
       const named = { pool: '--pool', profiles: '--profiles', llmRanker: '--llm-ranker' };

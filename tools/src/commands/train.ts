@@ -84,13 +84,15 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
   let rescue: ReturnType<typeof parseShape> | undefined;
   recordedFlagsChecked(given.resume, () => {
     rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
-    requirePool(flags.method, Boolean(flags.pool));
-    refuseUnusedFlags(flags, explicit);
   });
   if (flags.k < 2 && !flags.quiet)
     process.stderr.write(
       'warning: --k 1: a group of one attempt has no spread, so its advantage is 0 and GRPO learns nothing from it; use --k 2 or more to train\n',
     );
+  recordedFlagsChecked(given.resume, () => {
+    requirePool(flags.method, Boolean(flags.pool));
+    refuseUnusedFlags(flags, explicit);
+  });
   // Another policy than the simulated one: a model served elsewhere, trained by an external trainer.
   const served = servedPolicy(flags);
   // The simulated policy walks the environment's plans; a model writes its own actions.
