@@ -246,13 +246,10 @@ export function checkSameEvaluation(
  * mostly come from its config.json, a flag error says so: `--resume DIR: with the flags its
  * config.json records: MESSAGE`, so a value the record holds is not taken for one given.
  */
-export function recordedFlagsChecked(resume: string | undefined, check: () => void): void {
-  if (resume === undefined) {
-    check();
-    return;
-  }
+export function recordedFlagsChecked<T>(resume: string | undefined, check: () => T): T {
+  if (resume === undefined) return check();
   try {
-    check();
+    return check();
   } catch (error) {
     if (!ConfigError.isInstance(error) || error.code !== 'bad-flag') throw error;
     throw new ConfigError(`--resume ${resolve(resume)}: with the flags its config.json records: ${error.message}`, {

@@ -81,10 +81,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
   if (given.resume) await checkExtension(resolve(given.resume), flags);
   const sim = flags.sim ?? (await simulatedSettings(flags)) ?? {};
   // Flags the loop would refuse are refused before any work.
-  let rescue: ReturnType<typeof parseShape> | undefined;
-  recordedFlagsChecked(given.resume, () => {
-    rescue = flags.rescue ? parseShape(flags.rescue) : undefined;
-  });
+  const rescue = recordedFlagsChecked(given.resume, () => (flags.rescue ? parseShape(flags.rescue) : undefined));
   if (flags.k < 2 && !flags.quiet)
     process.stderr.write(
       'warning: --k 1: a group of one attempt has no spread, so its advantage is 0 and GRPO learns nothing from it; use --k 2 or more to train\n',
