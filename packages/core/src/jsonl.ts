@@ -11,6 +11,13 @@ export function formatZodError(error: z.ZodError): string {
     .join('; ');
 }
 
+export interface JsonlReadOptions {
+  /** Drop a torn last line instead of refusing the file. */
+  tolerateTornTail?: boolean;
+  /** Called with the line number of a torn last line that was dropped. */
+  onTornTail?: (line: number) => void;
+}
+
 export interface JsonlLine {
   /** 1-based line number in the file. */
   line: number;
@@ -21,12 +28,10 @@ export interface JsonlLine {
  * Reads a JSONL file line by line, without holding the file in memory (a run's trajectories may be
  * larger than a string can be). Blank lines are skipped. A line that is not JSON throws an
  * InputError naming the file and line, except a torn last line (a run killed while writing: not
- * JSON, and the file does not end after it with a newline), which `tolerateTornTail` drops.
+ * JSON, and the file does not end after it with a newline), which `tolerateTornTail` drops
+ * (telling `onTornTail` its line number, when given).
  */
-export async function* streamJsonl(
-  path: string,
-  options: { tolerateTornTail?: boolean } = {},
-): AsyncGenerator<JsonlLine> {
+export async function* streamJsonl(path: string, options: JsonlReadOptions = {}): AsyncGenerator<JsonlLine> {
   const unreadable = (error: unknown) =>
     new InputError(`cannot read ${path}: ${(error as Error).message}`, { code: 'file-unreadable', cause: error });
   let handle: FileHandle;
@@ -48,7 +53,10 @@ export async function* streamJsonl(
       try {
         return { line, value: JSON.parse(text) };
       } catch (error) {
-        if (torn && options.tolerateTornTail) return undefined;
+        if (torn && options.tolerateTornTail) {
+          options.onTornTail?.(line);
+          return undefined;
+        }
         throw new InputError(`${path}:${line}: not valid JSON (${(error as Error).message})`, {
           code: 'bad-jsonl',
           cause: error,
@@ -84,7 +92,7 @@ export async function* streamJsonl(
 }
 
 /** Reads a whole JSONL file (see `streamJsonl`). */
-export async function readJsonl(path: string, options: { tolerateTornTail?: boolean } = {}): Promise<JsonlLine[]> {
+export async function readJsonl(path: string, options: JsonlReadOptions = {}): Promise<JsonlLine[]> {
   const values: JsonlLine[] = [];
   for await (const value of streamJsonl(path, options)) values.push(value);
   return values;

@@ -163,11 +163,22 @@ export async function readTrajectories(path: string): Promise<Trajectory[]> {
   return trajectories;
 }
 
-/** The trajectories of a run folder (or of a trajectories file) one at a time, validated, in file order. */
-export async function* streamTrajectories(path: string): AsyncGenerator<Trajectory> {
+/**
+ * The trajectories of a run folder (or of a trajectories file) one at a time, validated, in file
+ * order. A torn last line (a writer killed mid-line, or one still writing it) is left out, and
+ * `onTornTail` told its file and line.
+ */
+export async function* streamTrajectories(
+  path: string,
+  options: { onTornTail?: (file: string, line: number) => void } = {},
+): AsyncGenerator<Trajectory> {
   const file = path.endsWith('.jsonl') ? path : join(path, runFiles.trajectories);
-  for await (const { line, value } of streamJsonl(file, { tolerateTornTail: true }))
-    yield parseWith(Trajectory, value, `${file}:${line}`);
+  const onTornTail = options.onTornTail;
+  const read = {
+    tolerateTornTail: true,
+    ...(onTornTail ? { onTornTail: (line: number) => onTornTail(file, line) } : {}),
+  };
+  for await (const { line, value } of streamJsonl(file, read)) yield parseWith(Trajectory, value, `${file}:${line}`);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTrajectories, type TrainingExample, trainingExamples } from '@harness-s/core';
@@ -71,6 +72,30 @@ describe('harness-s export', () => {
     expect(rendered.every((example) => example.context === (example.harnessId === 'h0' ? 'h0' : 'variant'))).toBe(true);
     const all = await runExport({ run, all: true, out: join(dir, 'all.jsonl') });
     expect(all.examples).toBeGreaterThanOrEqual(h0.length);
+  });
+
+  it('refuses a torn last attempt in a run that ended, and leaves it out with a warning in one that did not', async () => {
+    const copy = join(dir, 'torn');
+    await cp(run, copy, { recursive: true });
+    const file = join(copy, 'trajectories.jsonl');
+    const text = await readFile(file, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    // The last attempt cut in the middle, as a kill during its write leaves it.
+    await writeFile(file, `${lines.slice(0, -1).join('\n')}\n${(lines.at(-1) as string).slice(0, 200)}`);
+    await expect(runExport({ run: copy, all: true, out: join(dir, 'torn.jsonl') })).rejects.toThrow(
+      `${file}:${lines.length}: the last line is cut short, though the run ended`,
+    );
+    expect(existsSync(join(dir, 'torn.jsonl'))).toBe(false);
+    // Without summary.json the run may still be writing, or was killed: the attempt is left out, and said so.
+    await rm(join(copy, 'summary.json'));
+    const warned = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const partial = await runExport({ run: copy, all: true, out: join(dir, 'torn.jsonl') });
+    const whole = await runExport({ run, all: true, out: join(dir, 'whole.jsonl') });
+    expect(partial.examples).toBe(whole.examples - 1);
+    expect(warned.mock.calls.map(([text]) => String(text)).join('')).toContain(
+      `export: left out ${file}:${lines.length}, cut short`,
+    );
+    warned.mockRestore();
   });
 
   it('names a missing folder and a folder that is no training run', async () => {

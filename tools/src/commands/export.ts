@@ -87,8 +87,21 @@ export async function runExport(flags: ExportFlags): Promise<{ path: string; exa
   const path = resolve(flags.out ?? join(dir, `batches-${context}.jsonl`));
   // One attempt at a time, from the run's file to the batch file: a run of any size fits in memory.
   const options = { h0, context, all };
+  // A torn last line is an attempt a writer had not finished: normal while a run writes or after a
+  // kill (`train --resume` rewrites it), but in a run that ended it means the file was damaged since.
+  const ended = existsSync(join(dir, 'summary.json'));
+  const onTornTail = (file: string, line: number) => {
+    if (ended)
+      throw new ConfigError(
+        `${file}:${line}: the last line is cut short, though the run ended (it has summary.json): the file was damaged after the run, and an attempt it trained on would be left out`,
+        { code: 'damaged-run' },
+      );
+    process.stderr.write(
+      `export: left out ${file}:${line}, cut short: an attempt still being written, or one a killed run left (its resume rewrites it)\n`,
+    );
+  };
   async function* lines(): AsyncGenerator<string> {
-    for await (const trajectory of streamTrajectories(dir)) {
+    for await (const trajectory of streamTrajectories(dir, { onTornTail })) {
       if (!isExampleAttempt(trajectory, all)) continue;
       const task = needsRerender(trajectory, options) ? await taskOf(trajectory) : undefined;
       const example = exampleOfAttempt(trajectory, { ...options, task });
