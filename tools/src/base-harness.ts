@@ -1,5 +1,11 @@
 import { ConfigError, type Harness, type HarnessSpec, type Task } from '@harness-s/core';
-import { builtInHarnesses, builtInHarnessSpec, environmentExtras, resolveHarness } from '@harness-s/harness-dsh';
+import {
+  builtInHarnesses,
+  builtInHarnessSpec,
+  environmentExtras,
+  noHarnessesHint,
+  resolveHarness,
+} from '@harness-s/harness-dsh';
 
 /**
  * The base harness H0 of a command: `--base` when given, else the one the pool's variants derive
@@ -20,7 +26,7 @@ export async function resolveBase(env: string, base: string | undefined, pool: r
   const name = base ?? poolBase ?? 'h0';
   if (!builtInHarnesses(env).includes(name))
     throw new ConfigError(
-      `--base: no built-in harness '${name}' for --env ${env}; use one of ${builtInHarnesses(env).join(', ')}`,
+      `--base: no built-in harness '${name}' for --env ${env}; ${builtInHarnesses(env).length ? `use one of ${builtInHarnesses(env).join(', ')}` : noHarnessesHint}`,
       { code: 'unknown-harness' },
     );
   return resolveHarness(env, name);

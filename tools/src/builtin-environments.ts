@@ -6,6 +6,7 @@ import type { EnvironmentEntry } from './environment-entry.js';
 
 const dbbench: EnvironmentEntry = {
   name: 'dbbench',
+  options: ['scoring', 'db'],
   create(options) {
     const scoring = options.scoring ?? 'v0.2';
     if (scoring !== 'v0.2' && scoring !== 'normalized') {
@@ -34,6 +35,7 @@ const dbbench: EnvironmentEntry = {
 
 const swegym: EnvironmentEntry = {
   name: 'swegym',
+  options: ['sandbox', 'unconfined'],
   create(options) {
     const { actionsFrom, unconfined } = options;
     const sandbox = options.sandbox as SandboxKind | undefined;
@@ -82,6 +84,7 @@ const swegym: EnvironmentEntry = {
 
 const appworld: EnvironmentEntry = {
   name: 'appworld',
+  options: ['appworldUrl'],
   create: (options) =>
     (options.appworldUrl?.length
       ? createAppWorldRemoteEnvironment({ urls: options.appworldUrl })

@@ -141,6 +141,15 @@ describe('harness-s eval and replay', () => {
     const trained = { ...summary, policy: 'sim', policyVersion: 'sim@12' } as EvalSummary;
     expect(formatSummary(trained, {})).toMatch(/\| policy sim@12 \|/);
     expect(formatSummary({ ...trained, policyVersion: 'sim@0' }, {})).toMatch(/\| policy sim \|/);
+    // An oracle that leaves a task unsolved, or nothing done that passes one, is said by name.
+    const oracle = { ...summary, policy: 'oracle', policyVersion: 'oracle', unsolved: ['t-2', 't-9'] } as EvalSummary;
+    expect(formatSummary(oracle, {})).toMatch(/\nthe oracle did not solve t-2, t-9: an environment's oracle plan must/);
+    expect(formatSummary({ ...oracle, unsolved: [] }, {})).not.toMatch(/did not solve/);
+    const empty = { ...summary, policy: 'empty', policyVersion: 'empty' } as EvalSummary;
+    const solved = empty.perTask.filter((task) => task.successes > 0).map((task) => task.id);
+    expect(solved.length).toBeGreaterThan(0);
+    expect(formatSummary(empty, {})).toContain(`the empty policy solved ${solved.join(', ')}: an environment's`);
+    expect(formatSummary({ ...empty, policy: 'sim' }, {})).not.toMatch(/empty policy solved/);
   });
 
   it('writes a run folder a reader can replay, with every summary key scripts rely on', async () => {

@@ -19,6 +19,9 @@ export interface EnvironmentOptions {
   unconfined?: boolean;
 }
 
+/** The options of `EnvironmentOptions` that a command's flags give (the rest are set by the command). */
+export type EnvironmentFlag = 'scoring' | 'db' | 'sandbox' | 'appworldUrl' | 'unconfined';
+
 /** What `harness-s cleanup` was asked (its flags). */
 export interface CleanupFlags {
   env: string;
@@ -40,6 +43,12 @@ export interface EnvironmentEntry {
   name: string;
   /** Opens the environment with the command's options (refusing the ones it cannot honour). */
   create(options: EnvironmentOptions): Environment;
+  /**
+   * The flags' options it honours. Another one given is refused before `create` runs, naming the
+   * flag (`reproduce` of several environments gives each the ones it takes). Without this list every
+   * option reaches `create`, which must refuse what it cannot honour.
+   */
+  options?: readonly EnvironmentFlag[];
   /**
    * `harness-s cleanup --env NAME`: removes what killed runs left behind, and says what, a line each.
    * A cleanup that needs a flag not given throws a ConfigError with code `missing-cleanup-flag`, which

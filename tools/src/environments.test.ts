@@ -1,7 +1,14 @@
 import type { Environment } from '@harness-s/core';
 import { createEmptyPolicy, createOpenAIPolicy, SimulatedPolicy } from '@harness-s/policy';
 import { describe, expect, it } from 'vitest';
-import { actionsOf, createEnvironment, defaultSplit, type EnvironmentOptions } from './environments.js';
+import {
+  actionsOf,
+  checkEnvironmentOptions,
+  createEnvironment,
+  defaultSplit,
+  type EnvironmentOptions,
+  environmentOptionsFor,
+} from './environments.js';
 
 /** The sandbox kind a SWE-Gym environment opened with these options runs its episodes in. */
 async function swegymSandbox(options: EnvironmentOptions): Promise<string> {
@@ -37,6 +44,34 @@ describe('confinement of what a policy does', () => {
     expect(await swegymSandbox({ actionsFrom: 'model', unconfined: true })).toBe('docker');
     expect(() => createEnvironment('swegym', { actionsFrom: 'plan', sandbox: 'vm' })).toThrow(
       /--sandbox must be local or docker, got 'vm'/,
+    );
+  });
+});
+
+describe("an environment's flags", () => {
+  it('are refused by an environment that does not take them, naming the flag and who takes it', () => {
+    expect(() => createEnvironment('appworld', { scoring: 'normalized' })).toThrow(
+      '--scoring is no option of --env appworld (dbbench takes it)',
+    );
+    expect(() => createEnvironment('dbbench', { sandbox: 'docker' })).toThrow(
+      '--sandbox is no option of --env dbbench (swegym takes it)',
+    );
+    expect(() => createEnvironment('swegym', { db: 'pglite:' })).toThrow('--db is no option of --env swegym');
+    expect(() => createEnvironment('dbbench', { appworldUrl: ['http://127.0.0.1:9'] })).toThrow(
+      '--appworld-url is no option of --env dbbench (appworld takes it)',
+    );
+    // actionsFrom is the command's, not a flag's: every environment takes it.
+    expect(() => checkEnvironmentOptions(['appworld'], { actionsFrom: 'plan' })).not.toThrow();
+  });
+
+  it('go to the environments of a reproduction that take them; one none of them takes is refused', () => {
+    const where: EnvironmentOptions = { db: 'pglite:', sandbox: 'docker', actionsFrom: 'plan' };
+    expect(() => checkEnvironmentOptions(['dbbench', 'swegym', 'appworld'], where)).not.toThrow();
+    expect(environmentOptionsFor('dbbench', where)).toEqual({ db: 'pglite:', actionsFrom: 'plan' });
+    expect(environmentOptionsFor('swegym', where)).toEqual({ sandbox: 'docker', actionsFrom: 'plan' });
+    expect(environmentOptionsFor('appworld', where)).toEqual({ actionsFrom: 'plan' });
+    expect(() => checkEnvironmentOptions(['swegym', 'appworld'], where)).toThrow(
+      '--db is no option of any of --envs swegym, appworld (dbbench takes it)',
     );
   });
 });

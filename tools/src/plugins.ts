@@ -137,9 +137,9 @@ export function registerPlugin(plugin: HarnessSPlugin, source = 'given in code')
     // With its codecs and extras in place, every harness must build (its codec known, its transforms found).
     for (const [harnessName, make] of Object.entries(plugin.harnesses)) {
       try {
-        createHarness(make());
+        createHarness(make(), `harnesses.${harnessName}`);
       } catch (error) {
-        throw new ConfigError(`plug-in ${source}: harnesses.${harnessName}: ${(error as Error).message}`, {
+        throw new ConfigError(`plug-in ${source}: ${(error as Error).message}`, {
           code: 'bad-plugin',
         });
       }

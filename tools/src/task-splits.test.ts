@@ -60,11 +60,23 @@ describe('--split', () => {
       },
     } as Environment;
     await expect(loadTaskSplits(refusing, 'nosuch')).rejects.toThrow(
-      "recording has no split 'nosuch': --split FILE reads one",
+      "recording has no split 'nosuch'; give a task file with --split FILE",
     );
     await expect(loadSplitTasks(refusing, 'nosuch')).rejects.toThrow(
-      "recording has no split 'nosuch': --data FILE reads one",
+      "recording has no split 'nosuch'; give a task file with --data FILE",
     );
+  });
+
+  it('refuses a task file or split that holds no task, by its name', async () => {
+    const { environment } = recordingEnvironment(['dev']);
+    const empty = { ...environment, loadTasks: async () => ({ tasks: [], unloadable: [] }) } as Environment;
+    const file = join(await mkdtemp(join(tmpdir(), 'splits-')), 'empty.jsonl');
+    await writeFile(file, '');
+    await expect(loadTaskSplits(empty, file)).rejects.toMatchObject({
+      code: 'no-loadable-tasks',
+      message: `${file} holds no task`,
+    });
+    await expect(loadTaskSplits(empty, 'dev')).rejects.toThrow('split dev holds no task');
   });
 
   it('takes a split the environment ships by its name, even where a file has that name', async () => {

@@ -54,16 +54,19 @@ async function loadNamedSplit<T extends Task>(
   } catch (error) {
     // By its mark, not instanceof: a plug-in's environment may throw with its own copy of core.
     if (HarnessError.isInstance(error) && error.code === 'unknown-split')
-      throw new ConfigError(`${error.message}: ${taskFileFlag} reads one`, { code: error.code });
+      throw new ConfigError(`${error.message}; give a task file with ${taskFileFlag}`, { code: error.code });
     throw error;
   }
 }
 
 /**
  * Refuses a task set of which no task could be loaded (a server of another kind at the address, a
- * file of ids none of which exists), naming how many and the first reason; otherwise returns it.
+ * file of ids none of which exists), naming how many and the first reason, and one that holds no
+ * task at all (an empty file); otherwise returns it.
  */
 export function someLoaded<T extends Task>(taskSet: TaskSet<T>, what: string): TaskSet<T> {
+  if (taskSet.tasks.length === 0 && taskSet.unloadable.length === 0)
+    throw new ConfigError(`${what} holds no task`, { code: 'no-loadable-tasks' });
   const [failed] = taskSet.unloadable;
   if (taskSet.tasks.length === 0 && failed)
     throw new ConfigError(

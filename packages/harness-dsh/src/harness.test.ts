@@ -184,8 +184,11 @@ describe('createHarness', () => {
   it('rejects a bad spec with the field that is wrong', () => {
     const spec = { ...dbbenchH0(), execution: { maxSteps: 0, maxFormatErrors: 3 } };
     expect(() => createHarness(spec, 'my.json')).toThrow(/my\.json: execution\.maxSteps/);
-    expect(() => createHarness({ ...dbbenchH0(), codec: { kind: 'smoke-signals' } })).toThrow(
-      /unknown action codec 'smoke-signals'/,
+    expect(() => createHarness({ ...dbbenchH0(), codec: { kind: 'smoke-signals' } }, 'my.json')).toThrow(
+      /^my\.json: codec\.kind: unknown action codec 'smoke-signals'/,
+    );
+    expect(() => createHarness({ ...dbbenchH0(), tools: [{ kind: 'paginate', options: {} }] }, 'my.json')).toThrow(
+      /^my\.json: tools\.0\.kind: unknown tool transform 'paginate'/,
     );
     expect(() => createHarness({ ...dbbenchH0(), extra: 1 })).toThrow(ConfigError);
     // What builtInHarnessSpec gives for a name the environment has not.

@@ -34,7 +34,15 @@ export function createHarness(input: unknown, where = 'harness spec'): Harness {
     });
   }
   const spec = parsed.data;
-  const mechanics = createMechanics(spec, createCodec(spec.codec));
+  let mechanics: ReturnType<typeof createMechanics>;
+  try {
+    mechanics = createMechanics(spec, createCodec(spec.codec));
+  } catch (error) {
+    // A field the schema let through but the codecs or transforms refuse: named in the spec's source.
+    if (error instanceof ConfigError)
+      throw new ConfigError(`${where}: ${error.message}`, { code: error.code, cause: error });
+    throw error;
+  }
   const codec = mechanics.codec;
   const { maxObservationChars, truncationMarker, keepLastObservations, elidedSummaryChars } = spec.context;
 

@@ -57,6 +57,10 @@ export function unregisterBuiltInHarnesses(env: string, names: readonly string[]
 }
 
 /** Names of the built-in harnesses for an environment. */
+/** Said where an environment has no harness of its own: where harnesses are registered. */
+export const noHarnessesHint =
+  "it has none: an environment's harnesses, H0 ('h0') among them, are the registry's `builtIns` of @harness-s/harness-dsh, or come from registerBuiltInHarnesses or a plug-in's `harnesses`";
+
 export function builtInHarnesses(env: string): string[] {
   return Object.keys(builtIns[env] ?? {});
 }
@@ -83,7 +87,7 @@ export async function resolveHarness(env: string, nameOrPath: string): Promise<H
   if (!nameOrPath.endsWith('.json')) {
     const known = builtInHarnesses(env);
     throw new ConfigError(
-      `unknown harness '${nameOrPath}' for --env ${env}; use one of ${known.join(', ') || '(none)'} or a spec .json file`,
+      `unknown harness '${nameOrPath}' for --env ${env}; ${known.length ? `use one of ${known.join(', ')} or a spec .json file` : noHarnessesHint}`,
       { code: 'unknown-harness' },
     );
   }

@@ -192,7 +192,7 @@ export async function runEval(
       if (!flags.quiet) process.stderr.write(`${line}\n`);
     };
     log(
-      `Evaluating ${policy.id} under ${routed ? 'Rank-1 routing' : harness.spec.id} on ${flags.env}/${splitName}: ${taskSet.tasks.length} tasks x ${attempts} attempts` +
+      `Evaluating ${policy.id} under ${routed ? 'Rank-1 routing' : harness.spec.id} on ${flags.env}/${splitName}: ${countOf(taskSet.tasks.length, 'task')} x ${countOf(attempts, 'attempt')}` +
         (attempts > flags.k ? ` (Pass@${flags.k} estimated from all ${attempts})` : '') +
         (taskSet.unloadable.length ? ` (${taskSet.unloadable.length} not loadable)` : '') +
         (resumeFrom.length === 0
@@ -289,6 +289,10 @@ function attemptsSpan(trajectories: readonly Trajectory[]): number {
   return last > first ? last - first : 0;
 }
 
+/** The tasks solved at least once. */
+const solvedIds = (summary: EvalSummary): string[] =>
+  summary.perTask.filter((task) => task.successes > 0).map((task) => task.id);
+
 /** The keys every evaluation's summary has; the environment's own (`extendSummary`) are the others. */
 const coreSummaryKeys = new Set(Object.keys(EvalSummary.shape));
 
@@ -329,5 +333,13 @@ export function formatSummary(summary: EvalSummary, environment?: Pick<Environme
   if (environment?.summaryLines) lines.push(...environment.summaryLines(summary));
   else if (added.length) lines.push(`${summary.env} metrics in summary.json: ${added.join(', ')}`);
   for (const item of summary.unloadable) lines.push(`not loadable: ${item.id}: ${item.reason}`);
+  // The oracle solves every loadable task and doing nothing solves none, or the environment is wrong.
+  const wrong = summary.policy === 'oracle' ? summary.unsolved : summary.policy === 'empty' ? solvedIds(summary) : [];
+  if (wrong.length)
+    lines.push(
+      summary.policy === 'oracle'
+        ? `the oracle did not solve ${wrong.join(', ')}: an environment's oracle plan must solve every loadable task (its trajectories say where it went wrong)`
+        : `the empty policy solved ${wrong.join(', ')}: an environment's evaluation must fail a task where nothing was done`,
+    );
   return lines.join('\n');
 }

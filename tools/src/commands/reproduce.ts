@@ -8,7 +8,14 @@ import { resolveHarness } from '@harness-s/harness-dsh';
 import { SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
 import { buildProfiles, writeProfiles } from '@harness-s/router';
 import { builtInDiagnosis, failureRankerWeight } from '../diagnosis.js';
-import { createEnvironment, type EnvironmentOptions, environmentNames, environmentOptions } from '../environments.js';
+import {
+  checkEnvironmentOptions,
+  createEnvironment,
+  type EnvironmentOptions,
+  environmentNames,
+  environmentOptions,
+  environmentOptionsFor,
+} from '../environments.js';
 import { duration } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { reachesOtherThreads } from '../plugins.js';
@@ -189,6 +196,9 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
     }),
     actionsFrom: 'plan',
   };
+  // A flag one of the environments takes goes to it only.
+  checkEnvironmentOptions(envs, where);
+  const whereFor = (env: string) => environmentOptionsFor(env, where);
   if (!Number.isInteger(jobs) || jobs < 1)
     throw new ConfigError(`--jobs must be a positive integer, got ${jobs}`, { code: 'bad-flag' });
   const unreachable = jobs > 1 ? envs.filter((env) => !reachesOtherThreads(env)) : [];
@@ -221,7 +231,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   };
   if (flags.simConfig !== undefined)
     for (const env of envs) {
-      const environment = createEnvironment(env, where);
+      const environment = createEnvironment(env, whereFor(env));
       noteUnknownSimSkills(sim, environment, log);
       await environment.close();
     }
@@ -316,7 +326,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
         env,
         budget,
         concurrency: flags.concurrency,
-        environmentOptions: where,
+        environmentOptions: whereFor(env),
         sim,
         log,
         signal: interrupts.signal,
@@ -332,7 +342,7 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
           root,
           budget,
           concurrency: flags.concurrency,
-          environmentOptions: where,
+          environmentOptions: whereFor(env),
           sim,
           ...(router.rescueMemory ? { rescueMemory: true } : {}),
           ...(failureRanker ? { failureRanker } : {}),

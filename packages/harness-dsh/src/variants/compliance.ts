@@ -95,7 +95,8 @@ export function validateVariant(input: unknown, where: string, options: VariantC
   try {
     createHarness(spec, where);
   } catch (error) {
-    return fail(where, (error as Error).message);
+    // Its message names `where` already.
+    throw new ConfigError((error as Error).message, { code: 'bad-variant', cause: error });
   }
   const transforms = resolveTransforms(spec);
   if (options.envTools) {
