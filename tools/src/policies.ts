@@ -24,6 +24,7 @@ import {
 } from '@harness-s/policy';
 import { z } from 'zod';
 import { jsonDifferences } from './json-differences.js';
+import { checkModelServer } from './model-server.js';
 import { recordedSplit } from './task-splits.js';
 
 export interface PolicyFlags {
@@ -176,6 +177,18 @@ export function refuseModelFlags(flags: Partial<PolicyFlags>, why: string): void
     throw new ConfigError(`${given[1]} applies to --policy openai, a model behind an endpoint; ${why}`, {
       code: 'bad-flag',
     });
+}
+
+/** Before a run with `--policy openai` starts: its server answers (see `checkModelServer`). */
+export async function checkServedModel(flags: Pick<PolicyFlags, 'baseUrl' | 'model'>): Promise<void> {
+  const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
+  if (baseUrl && flags.model)
+    await checkModelServer(
+      baseUrl,
+      flags.model,
+      (line) => process.stderr.write(`warning: ${line}\n`),
+      flags.baseUrl === undefined ? 'OPENAI_BASE_URL' : '--base-url',
+    );
 }
 
 /** Creates the policy named by `--policy`. */

@@ -274,13 +274,14 @@ function plan(flags: DoctorFlags): Plan[] {
           headers: process.env['OPENAI_API_KEY'] ? { authorization: `Bearer ${process.env['OPENAI_API_KEY']}` } : {},
         });
         if (!response.ok) throw new Error(`GET /models answered ${response.status} ${response.statusText}`);
-        const body = (await response.json()) as { data?: Array<{ id?: string }> };
+        const body = (await response.json()) as { data?: Array<{ id?: string; owned_by?: string }> };
         const models = (body.data ?? []).map((item) => item.id).filter((id): id is string => typeof id === 'string');
-        if (flags.model && !models.includes(flags.model)) {
+        // `harness-s serve sim` answers only its environment's tasks: a made-up question is refused there.
+        if (body.data?.some((item) => item.owned_by === 'harness-s'))
+          return `serves ${models.join(', ')}: harness-s serve sim, the simulated policy, which answers only its environment's tasks (no chat completion tried)`;
+        if (flags.model && !models.includes(flags.model))
           throw new Error(`serves ${models.join(', ') || 'no model'}, not ${flags.model}`);
-        }
-        if (!flags.model) return `serves ${models.length} model(s); --model NAME also tries a chat completion`;
-        // As a run asks: a chat completion with a tool to call.
+        if (!flags.model) return `serves ${models.join(', ') || 'no model'}; --model NAME also tries a chat completion`;
         const started = performance.now();
         const chat = await fetch(`${(baseUrl ?? '').replace(/\/$/, '')}/chat/completions`, {
           method: 'POST',
@@ -291,7 +292,10 @@ function plan(flags: DoctorFlags): Plan[] {
           },
           body: JSON.stringify({
             model: flags.model,
-            messages: [{ role: 'user', content: 'Call the tool finish with the answer 2, the sum of 1 and 1.' }],
+            messages: [
+              { role: 'system', content: 'You solve tasks by calling tools.' },
+              { role: 'user', content: 'Call the tool finish with the answer 2, the sum of 1 and 1.' },
+            ],
             tools: [
               {
                 type: 'function',
@@ -315,7 +319,7 @@ function plan(flags: DoctorFlags): Plan[] {
           throw new Error(`POST /chat/completions answered a body that is not JSON: ${text.slice(0, 200)}`);
         }
         if (!reply.choices?.[0]?.message) throw new Error('POST /chat/completions answered no choices[0].message');
-        return `serves ${models.length} model(s), ${flags.model} among them; answered a chat completion with a tool in ${Math.round(performance.now() - started)} ms`;
+        return `serves ${models.join(', ')}; ${flags.model} answered a chat completion with a tool in ${Math.round(performance.now() - started)} ms`;
       },
     },
   ];

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvalSummary, InfrastructureError, readTrajectories } from '@harness-s/core';
@@ -10,6 +13,8 @@ import { runEval } from './eval.js';
 
 let chat: ChatServer;
 let down: string;
+/** A server that lists its models once, then goes down: the run starts, and every attempt finds it gone. */
+let goesDown: string;
 beforeAll(async () => {
   await loadPlugins(new URL('../../../tests/src/fixtures/counter-plugin.ts', import.meta.url).href);
   chat = await startCounterModel();
@@ -17,6 +22,13 @@ beforeAll(async () => {
   const closed = await startChatServer(() => 'never');
   down = closed.baseUrl;
   await closed.close();
+  const once = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+    response.end(JSON.stringify({ object: 'list', data: [{ id: 'test', object: 'model' }] }));
+    once.close();
+  });
+  await new Promise<void>((resolve) => once.listen(0, '127.0.0.1', resolve));
+  goesDown = `http://127.0.0.1:${(once.address() as AddressInfo).port}/v1`;
 });
 afterAll(() => chat.close());
 
@@ -34,7 +46,12 @@ describe('eval when the model server is down', () => {
       quiet: true,
       maxRetries: 0,
     };
-    const failed = runEval({ ...flags, baseUrl: down, out });
+    // Nothing answers: refused at once, before a run folder is made.
+    await expect(runEval({ ...flags, baseUrl: down, out })).rejects.toThrow(
+      `--base-url ${down}: no model server answers there (GET /models: ECONNREFUSED)`,
+    );
+    expect(existsSync(out)).toBe(false);
+    const failed = runEval({ ...flags, baseUrl: goesDown, out });
     await expect(failed).rejects.toBeInstanceOf(InfrastructureError);
     await expect(failed).rejects.toThrow(
       /^no attempt could be scored: every try ended in an infrastructure error \(the first: model server .* is unreachable .*ECONNREFUSED.*\); once the cause is fixed, eval --resume .* runs them again$/,

@@ -24,6 +24,7 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import {
   checkCheckpointFlags,
   checkpointSource,
+  checkServedModel,
   noteUnknownSimSkills,
   policyFromFlags,
   type SimulatedSettingsFlags,
@@ -152,6 +153,7 @@ export async function runEval(
       : await loadSplitTasks(environment, split, source?.cutFrom);
     const taskSet = someLoaded(selectTasks(loaded.taskSet, flags), flags.data ?? `split ${split}`);
     checkCodeLanguage(harness, taskSet.tasks, '--harness');
+    if (flags.policy === 'openai') await checkServedModel(flags);
     const splitName = loaded.name ?? taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;
     const dir = resolve(flags.resume ?? flags.out ?? join('runs', `${timestamp()}-${flags.env}-${flags.policy}`));
     if (flags.resume && !existsSync(dir))

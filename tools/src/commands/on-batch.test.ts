@@ -22,6 +22,28 @@ describe('--on-batch', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     await checkStrayHook(dir);
     expect(existsSync(join(dir, 'batches', 'on-batch.json'))).toBe(false);
+
+    // The hook's shell is gone, but a command it started (in its process group) still runs.
+    const shell = spawn(
+      'sh',
+      ['-c', `${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 60_000)" & echo started`],
+      {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    await new Promise((resolve) => shell.stdout.once('data', resolve));
+    await new Promise((resolve) => shell.once('exit', resolve));
+    try {
+      await writeFile(join(dir, 'batches', 'on-batch.json'), JSON.stringify({ pid: shell.pid, step: 4 }));
+      await expect(checkStrayHook(dir)).rejects.toThrow(
+        `stop it with every process it started (kill -- -${shell.pid})`,
+      );
+    } finally {
+      process.kill(-(shell.pid as number), 'SIGKILL');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await checkStrayHook(dir);
   });
 
   it('notes the running command while it runs, says so when the run is interrupted, and fails with the way to resume', async () => {

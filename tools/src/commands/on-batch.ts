@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, processAlive, readJson, writeJsonAtomic } from '@harness-s/core';
@@ -15,12 +15,41 @@ export async function checkStrayHook(dir: string): Promise<void> {
   const path = hookFile(dir);
   if (!existsSync(path)) return;
   const { pid, step } = (await readJson(path)) as { pid?: number; step?: number };
-  if (typeof pid === 'number' && processAlive(pid))
+  if (typeof pid === 'number' && (processAlive(pid) || groupAlive(pid)))
     throw new ConfigError(
-      `the --on-batch command of the stopped run (pid ${pid}, step ${step}) is still running, and may still hand step ${step} over: wait for it to end, or stop it (kill ${pid}), then resume; if pid ${pid} is not that command any more, remove ${path}`,
+      `the --on-batch command of the stopped run (pid ${pid}, step ${step}) is still running, and may still hand step ${step} over: wait for it to end, or stop it with every process it started (kill -- -${pid}), then resume; if pid ${pid} is not that command any more, remove ${path}`,
       { code: 'on-batch-running' },
     );
   await rm(path, { force: true });
+}
+
+/**
+ * Whether a process of the group a hook led is alive: the shell may be gone while a command it
+ * started (in the same group) still hands the batch over. Killed processes nobody has reaped yet
+ * (zombies) do not count: on Linux the group's members are read from /proc.
+ */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return true;
+  }
+  return entries.some((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // After the command's closing parenthesis: state, parent pid, process group.
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(group) === pgid && state !== 'Z';
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** How long a timed-out hook has between SIGTERM and SIGKILL. */

@@ -181,6 +181,10 @@ export function servedPolicy(flags: TrainFlags): Policy | undefined {
         code: 'bad-flag',
       });
   }
+  if (flags.onBatch !== undefined && flags.onBatch.trim() === '')
+    throw new ConfigError('--on-batch is empty: give the command that hands a batch to the trainer', {
+      code: 'bad-flag',
+    });
   if (flags.onBatchTimeout !== undefined && flags.onBatch === undefined)
     throw new ConfigError('--on-batch-timeout limits an --on-batch command; give --on-batch too', {
       code: 'bad-flag',

@@ -25,7 +25,7 @@ import { actionsOf, createEnvironment, environmentOptions } from '../environment
 import { percent, renderTable } from '../format.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
-import { noteUnknownSimSkills, simulatedSettings, simulatedSettingsText } from '../policies.js';
+import { checkServedModel, noteUnknownSimSkills, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
 import { partsProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
@@ -124,6 +124,11 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
         : undefined;
     const tasks = await loadTaskSplits(environment, (recorded && recordedSplit(dir, recorded)) ?? flags.split);
     checkCodeLanguage(h0, [...tasks.train, ...tasks.validation, ...tasks.test], '--base');
+    if (served && flags.policy === 'openai') await checkServedModel(flags);
+    if (served && flags.policy === 'openai' && flags.onBatch === undefined && !flags.quiet)
+      process.stderr.write(
+        'warning: no --on-batch: the served model is not updated between steps, so this run only collects batches (in its batches/ folder)\n',
+      );
     const kept = recorded ? keptSplit(recorded) : await keepSplitFile(dir, tasks);
     const log = (line: string) => {
       if (!flags.quiet) process.stderr.write(`${line}\n`);
