@@ -21,8 +21,16 @@ export interface ToolCallReply {
   toolCalls: Array<{ name: string; arguments: Record<string, unknown> }>;
 }
 
+/** A reply that fails the request with this HTTP status, as a server in trouble does. */
+export interface FailedReply {
+  status: number;
+}
+
 export async function startChatServer(
-  reply: (prompt: string, messages: Array<{ role: string; content?: unknown }>) => string | ToolCallReply,
+  reply: (
+    prompt: string,
+    messages: Array<{ role: string; content?: unknown }>,
+  ) => string | ToolCallReply | FailedReply,
 ): Promise<ChatServer> {
   const prompts: string[] = [];
   const tools: unknown[][] = [];
@@ -43,6 +51,11 @@ export async function startChatServer(
       const prompt = String(messages[0]?.content ?? '');
       prompts.push(prompt);
       const answer = reply(prompt, messages);
+      if (typeof answer !== 'string' && 'status' in answer) {
+        response.writeHead(answer.status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message: `failed with ${answer.status}` } }));
+        return;
+      }
       const message =
         typeof answer === 'string'
           ? { role: 'assistant', content: answer }
@@ -81,12 +94,17 @@ export async function startChatServer(
  * A model for the counter plug-in's tasks: it reads the target from the task and adds it, then
  * submits; `misses(n)` says whether its n-th addition (from 1) is off by one.
  */
-export function startCounterModel(misses: (addition: number) => boolean = () => false): Promise<ChatServer> {
+export function startCounterModel(
+  misses: (addition: number) => boolean = () => false,
+  /** Targets whose every request the server fails with 503. */
+  unavailable: (target: number) => boolean = () => false,
+): Promise<ChatServer> {
   let additions = 0;
   return startChatServer((_, messages) => {
-    if (messages.at(-1)?.role === 'tool') return { toolCalls: [{ name: 'submit', arguments: {} }] };
     const user = messages.find((message) => message.role === 'user');
     const target = Number(/equal (\d+)/.exec(String(user?.content ?? ''))?.[1] ?? 0);
+    if (unavailable(target)) return { status: 503 };
+    if (messages.at(-1)?.role === 'tool') return { toolCalls: [{ name: 'submit', arguments: {} }] };
     additions += 1;
     return { toolCalls: [{ name: 'add', arguments: { n: misses(additions) ? target + 1 : target } }] };
   });

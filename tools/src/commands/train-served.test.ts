@@ -74,6 +74,46 @@ describe('train with a model served elsewhere', () => {
     expect(existsSync(join(out, 'checkpoints', 'latest.json'))).toBe(true);
   });
 
+  it('warns before a hand-over that attempts were lost to the server, and hands over the rest', async () => {
+    // The server fails every request about count-7, one of step 1's three tasks (seed 1).
+    const failing = await startCounterModel(undefined, (target) => target === 7);
+    const out = join(await mkdtemp(join(tmpdir(), 'train-served-lost-')), 'run');
+    try {
+      const text = await captureStderr(() =>
+        runTrain({
+          env: 'counter',
+          method: 'grpo',
+          policy: 'openai',
+          model: 'test',
+          baseUrl: failing.baseUrl,
+          maxRetries: 0,
+          steps: 2,
+          batchSize: 3,
+          k: 3,
+          seed: 1,
+          evalK: 1,
+          concurrency: 2,
+          out,
+          onBatch: 'true',
+        }),
+      );
+      const batch = async (step: number) =>
+        (await lines(join(out, 'batches', `step-${step}.jsonl`))).map(
+          (line) => (JSON.parse(line) as TrainingExample).taskId,
+        );
+      expect(new Set(await batch(1))).toEqual(new Set(['count-5', 'count-17']));
+      const warning =
+        'warning: step 1: 3 of 9 attempts lost to infrastructure errors after their retries; they are left out of the update, and 1 group trains on fewer attempts or not at all';
+      expect(text).toContain(warning);
+      // Said before the batch is handed over.
+      expect(text.indexOf(warning)).toBeLessThan(text.indexOf('step 1: 6 examples in'));
+      expect(await batch(2)).toHaveLength(9);
+      expect(text).not.toContain('warning: step 2:');
+    } finally {
+      await failing.close();
+    }
+  });
+
   it("refuses the simulated policy's flags for a model, and a hand-over for the simulated policy", async () => {
     const base = { env: 'counter', method: 'grpo', steps: 1, batchSize: 1, k: 1, seed: 0, evalK: 1, concurrency: 1 };
     const model = { policy: 'openai', model: 'test', baseUrl: chat.baseUrl };

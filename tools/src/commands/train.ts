@@ -258,6 +258,13 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
           if (served && !flags.quiet) attemptsBar.show(progress.step, progress.phase, progress.attempts);
           return;
         }
+        if (progress.lost) {
+          // Before the update: what the trainer (and --on-batch) is handed lacks these attempts.
+          const { attempts, of, groups } = progress.lost;
+          process.stderr.write(
+            `warning: step ${progress.step}: ${attempts} of ${countOf(of, 'attempt')} lost to infrastructure errors after their retries; they are left out of the update, and ${countOf(groups, 'group')} train${groups === 1 ? 's' : ''} on fewer attempts or not at all\n`,
+          );
+        }
         if (progress.phase === 'done' && progress.metrics) {
           const m = progress.metrics;
           log(

@@ -36,6 +36,8 @@ export const StepMetrics = z.object({
   harnessUsage: z.record(z.string(), Usage),
   /** Infrastructure errors met in the step (retried; unscored attempts are not trained on). */
   infraErrors: z.number().int(),
+  /** Attempts that ended unscored after their retries, left out of their groups; absent in older runs. */
+  lostAttempts: z.number().int().optional(),
   trainer: z.record(z.string(), z.number()),
   durationMs: z.number(),
   /** Set on evaluation steps: the policy after this step, under H0, on the test split. */

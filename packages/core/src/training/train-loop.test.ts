@@ -202,6 +202,7 @@ describe('the training loop', () => {
     const { environment } = createCounterEnvironment();
     const { tasks } = await environment.loadTasks({});
     const trainer = { ...recordingTrainer(), policy: flaky };
+    const lost: unknown[] = [];
     const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
     const summary = await train({
       config: { method: 'grpo', steps: 2, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2, maxInfraRetries: 0 },
@@ -211,12 +212,21 @@ describe('the training loop', () => {
       pool: [],
       trainer,
       dir,
+      onProgress: (progress) => {
+        if (progress.phase === 'update') lost.push(progress.lost);
+      },
     });
     const metrics = await readStepMetrics(dir);
     expect(metrics.map((line) => [line.groups, line.retainedGroups, line.effectiveGroups])).toEqual([
       [3, 2, 1],
       [3, 2, 1],
     ]);
+    // Said before each update, so a caller handing batches on can warn that they lack attempts.
+    expect(lost).toEqual([
+      { attempts: 2, of: 6, groups: 1 },
+      { attempts: 2, of: 6, groups: 1 },
+    ]);
+    expect(metrics.map((line) => line.lostAttempts)).toEqual([2, 2]);
     expect(metrics[0]?.effectiveGroupRate).toBe(0.5);
     expect(summary.effectiveGroupRate).toBe(0.5);
   });

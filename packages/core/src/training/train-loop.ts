@@ -213,8 +213,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         : [];
       const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds, 'rescue');
 
-      // Retained groups and their advantages.
-      options.onProgress?.({ step, steps: config.steps, phase: 'update' });
+      // Retained groups and their advantages; attempts lost to infrastructure errors are left out.
       const scoredGroups: ScoredGroup[] = [];
       const metrics = {
         effectiveGroups: 0,
@@ -227,6 +226,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         retainedAttempts: 0,
         /** Groups left with a scored attempt: all but those lost entirely to infrastructure errors. */
         retainedGroups: 0,
+        /** Groups that lost an attempt to infrastructure errors, and train on fewer. */
+        shortGroups: 0,
       };
       const harnessUsage: Record<string, { attempts: number; successes: number }> = {};
       const allTrajectories: Trajectory[] = [];
@@ -238,7 +239,9 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         rescueOffset += rescueCount;
         const rescued = rescueGroup.length > 0;
         if (rescued) metrics.rescued += 1;
-        const retained = (rescued ? rescueGroup : baseGroup).filter(isScored);
+        const kept = rescued ? rescueGroup : baseGroup;
+        const retained = kept.filter(isScored);
+        if (retained.length < kept.length) metrics.shortGroups += 1;
         if (rescued && retained.some((trajectory) => trajectory.evaluation.success)) metrics.rescueSucceeded += 1;
         if (rescued && config.method === 'harness-s')
           router.observe?.({ task, step, outcomes: outcomesByHarness(retained) });
@@ -295,6 +298,15 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           });
         }
       }
+      const lostAttempts = [...base, ...rescueFlat].filter((trajectory) => !isScored(trajectory)).length;
+      options.onProgress?.({
+        step,
+        steps: config.steps,
+        phase: 'update',
+        ...(lostAttempts > 0
+          ? { lost: { attempts: lostAttempts, of: base.length + rescueFlat.length, groups: metrics.shortGroups } }
+          : {}),
+      });
       const update = checkUpdate(trainer, await trainer.update(scoredGroups, step), step);
 
       const baseScored = base.filter(isScored);
@@ -322,6 +334,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           : 0,
         harnessUsage,
         infraErrors,
+        lostAttempts,
         trainer: update.stats,
         durationMs: performance.now() - stepStart,
       };

@@ -18,6 +18,11 @@ export interface TrainProgress {
   eval?: EvalPoint;
   /** Of a phase that runs attempts (base, rescue, eval): how many have ended, of how many. */
   attempts?: { done: number; total: number };
+  /**
+   * Of the update phase: attempts of the step lost to infrastructure errors after their retries.
+   * They are left out of the groups handed to the trainer, so some groups are short of attempts.
+   */
+  lost?: { attempts: number; of: number; groups: number };
 }
 
 export interface TrainOptions<T extends Task> {
