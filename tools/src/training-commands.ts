@@ -169,7 +169,7 @@ export function addTrainingCommands(program: Command): void {
     )
     .option(
       '--all',
-      'also attempts not trained on: failed groups that rescue replaced, and groups dropped for having no variance (--zero-variance drop)',
+      'also attempts not trained on, marked "trained": false with advantage 0: failed groups that rescue replaced, and groups dropped for having no variance (--zero-variance drop)',
     )
     .addOption(
       new Option('--appworld-url <urls...>', "appworld: servers to read the run's tasks from (default: the run's own)"),

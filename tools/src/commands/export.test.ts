@@ -70,8 +70,19 @@ describe('harness-s export', () => {
     const rendered = await examples(asRendered.path);
     expect(rendered.some((example) => example.harnessId !== 'h0')).toBe(true);
     expect(rendered.every((example) => example.context === (example.harnessId === 'h0' ? 'h0' : 'variant'))).toBe(true);
+    expect(h0.every((example) => example.trained)).toBe(true);
     const all = await runExport({ run, all: true, out: join(dir, 'all.jsonl') });
-    expect(all.examples).toBeGreaterThanOrEqual(h0.length);
+    // With --all, the attempts the update did not use come too, marked so and without an advantage.
+    const everything = await examples(all.path);
+    const untrained = everything.filter((example) => !example.trained);
+    expect(untrained.length).toBeGreaterThan(0);
+    expect(everything.length - untrained.length).toBe(h0.length);
+    expect(untrained.every((example) => example.advantage === 0)).toBe(true);
+    const trajectories = new Map((await readTrajectories(run)).map((trajectory) => [trajectory.id, trajectory]));
+    for (const example of everything) {
+      const training = trajectories.get(example.attemptId)?.training;
+      expect(example.trained).toBe(Boolean(training?.retained && !training.dropped));
+    }
   });
 
   it('refuses a torn last attempt in a run that ended, and leaves it out with a warning in one that did not', async () => {

@@ -155,6 +155,13 @@ describe('the served simulated model', () => {
     const misfiled = await post('/sim/update?step=2', lines.join('\n'));
     expect(misfiled.status).toBe(400);
     expect(await misfiled.text()).toMatch(/batch line 1: comes from step 1, but the batch is handed over as step 2/);
+    // An attempt the run did not train on (export --all) is refused, not learned from at advantage 0.
+    const untrained = lines.map((line, index) =>
+      index === 2 ? JSON.stringify({ ...JSON.parse(line), trained: false }) : line,
+    );
+    const withUntrained = await post('/sim/update?step=1', untrained.join('\n'));
+    expect(withUntrained.status).toBe(400);
+    expect(await withUntrained.text()).toMatch(/batch line 3 \(1:[^)]+\): the run did not train on this attempt/);
     // Step 2 builds on step 1; step 1 handed over again replaces its update and drops step 2.
     expect((await post('/sim/update?step=2&run=a', asStep(2, lines.slice(0, 4)))).status).toBe(200);
     expect(server.policy.step).toBe(2);

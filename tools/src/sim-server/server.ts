@@ -170,6 +170,11 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
           400,
           `${where}: comes from step ${example.step}, but the batch is handed over as step ${step}`,
         );
+      if (example.trained === false)
+        throw new HttpError(
+          400,
+          `${where} (${example.groupId}): the run did not train on this attempt (an export with --all holds them); hand over the run's batch, or an export without --all`,
+        );
       let context: EpisodeContext;
       try {
         const task = world.taskById(example.taskId);

@@ -32,6 +32,8 @@ export const BatchLine = z.object({
   advantage: z.number(),
   /** The training step the line comes from (exported batches carry it). */
   step: z.number().int().optional(),
+  /** False for an attempt the run did not train on (`export --all`): refused. */
+  trained: z.boolean().optional(),
 });
 
 const text = (content: z.infer<typeof WireContent> | undefined): string =>

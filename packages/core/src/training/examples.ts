@@ -39,8 +39,14 @@ export interface TrainingExample {
   completionTokenIds: Array<number[] | null>;
   /** Per assistant turn, its tokens' log-probabilities under the sampling policy, where returned. */
   completionLogprobs: Array<number[] | null>;
+  /** Its group-relative advantage; 0 for an attempt the update did not use (`trained` false). */
   advantage: number;
   reward: number;
+  /**
+   * Whether the run's update used the attempt. False only in exports with `all`: attempts of a
+   * failed group that rescue replaced, or of a group dropped for want of spread.
+   */
+  trained: boolean;
 }
 
 /**
@@ -56,6 +62,8 @@ export function trainingExample(
     messages: readonly Message[];
     advantage: number;
     h0Id?: string | undefined;
+    /** Default true: an attempt of the update. */
+    trained?: boolean;
   },
 ): TrainingExample {
   return {
@@ -72,6 +80,7 @@ export function trainingExample(
     completionLogprobs: trajectory.turns.map((turn) => turn.completionLogprobs ?? null),
     advantage: example.advantage,
     reward: trajectory.evaluation?.reward ?? 0,
+    trained: example.trained ?? true,
   };
 }
 
@@ -153,5 +162,6 @@ export function exampleOfAttempt(
     h0Id: options.h0.spec.id,
     messages,
     advantage: training.advantage ?? 0,
+    trained: training.retained && !training.dropped,
   });
 }
