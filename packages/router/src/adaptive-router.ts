@@ -111,6 +111,8 @@ const RouterState = z.object({
   anchors: z.number().int(),
   // Checkpoints written before rescue memory existed read none.
   rescues: z.record(z.string(), z.record(z.string(), TaskOutcome)).default({}),
+  /** The step whose beforeStep last anchored profiles (absent in older checkpoints). */
+  anchoredAt: z.number().int().optional(),
 });
 
 /**
@@ -144,6 +146,8 @@ export class AdaptiveRouter implements RescueRouter {
   readonly id: string;
   private profiles: ProfileSet | null;
   private anchors = 0;
+  /** The step whose beforeStep last anchored: a run resumed from the checkpoint after it does not anchor again. */
+  private anchoredAt: number | undefined;
   private rescues: Record<string, Record<string, TaskOutcome>> = {};
   readonly rankers: Ranker[];
   readonly decay: number;
@@ -212,11 +216,14 @@ export class AdaptiveRouter implements RescueRouter {
     }
   }
 
-  async beforeStep(context: RouterStepContext): Promise<void> {
+  async beforeStep(context: RouterStepContext): Promise<boolean> {
     const due =
       this.profiles === null ||
-      (this.mode === 'adaptive' && (context.step - 1) % this.reanchorEvery === 0 && context.step > 1);
-    if (!due) return;
+      (this.mode === 'adaptive' &&
+        (context.step - 1) % this.reanchorEvery === 0 &&
+        context.step > 1 &&
+        this.anchoredAt !== context.step);
+    if (!due) return false;
     if (context.validationTasks.length === 0) {
       throw new ConfigError('the adaptive router needs validation tasks to anchor its profiles', {
         code: 'no-validation-tasks',
@@ -249,7 +256,9 @@ export class AdaptiveRouter implements RescueRouter {
     const profiles = this.profiles ? carryOverProfiles(this.profiles, fresh, this.carryOver) : fresh;
     this.profiles = this.options.summarize ? await this.options.summarize(profiles) : profiles;
     this.anchors += 1;
+    this.anchoredAt = context.step;
     this.options.onAnchor?.(this.profiles);
+    return true;
   }
 
   /** Every candidate for the task (H0 and the variants), best first, by the weighted vote. */
@@ -319,7 +328,12 @@ export class AdaptiveRouter implements RescueRouter {
   }
 
   state(): unknown {
-    return { profiles: this.profiles, anchors: this.anchors, rescues: this.rescues };
+    return {
+      profiles: this.profiles,
+      anchors: this.anchors,
+      rescues: this.rescues,
+      ...(this.anchoredAt === undefined ? {} : { anchoredAt: this.anchoredAt }),
+    };
   }
 
   restore(state: unknown): void {
@@ -329,5 +343,6 @@ export class AdaptiveRouter implements RescueRouter {
     this.profiles = parsed.data.profiles;
     this.anchors = parsed.data.anchors;
     this.rescues = parsed.data.rescues;
+    this.anchoredAt = parsed.data.anchoredAt;
   }
 }

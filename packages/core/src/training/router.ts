@@ -85,8 +85,12 @@ export interface RescueRouter {
    * profiles): `train` then refuses a harness-s run without them before any attempt.
    */
   needsValidationTasks?(steps: number): boolean;
-  /** Called before each training step; a router may re-anchor its profiles here. */
-  beforeStep?(context: RouterStepContext): Promise<void>;
+  /**
+   * Called before each training step; a router may re-anchor its profiles here. Resolving `true`
+   * says it changed its state: the loop checkpoints that at once, so a run killed later in the step
+   * resumes without the work, and the router, restored, must not redo it for the same step.
+   */
+  beforeStep?(context: RouterStepContext): Promise<boolean | undefined | void>;
   /**
    * Told what each rescue gave, in batch order, before the step's checkpoint (so what a router
    * learns from it is in its `state`): evidence on the policy as it is now.

@@ -150,27 +150,34 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       });
     };
 
-    if (!checkpoint) {
-      if (config.evalBefore !== false) evals.push(await evaluateUnderH0(0));
+    /** The checkpoint of the run as it stands after `step`. */
+    const checkpointAfter = (step: number): Checkpoint => {
       totals.elapsedMs = elapsedMs();
-      await store.writeCheckpoint({
+      return {
         schemaVersion: 1,
-        step: 0,
+        step,
         trainer: trainer.state(),
         router: router.state(),
         totals,
         evals,
         savedAt: new Date().toISOString(),
         env: environment.id,
-      });
+      };
+    };
+
+    if (!checkpoint) {
+      if (config.evalBefore !== false) evals.push(await evaluateUnderH0(0));
+      await store.writeCheckpoint(checkpointAfter(0));
     }
 
     for (let step = (checkpoint?.step ?? 0) + 1; step <= config.steps; step += 1) {
       options.signal?.throwIfAborted();
       const stepStart = performance.now();
       // Only routed rescue needs the router (its re-anchoring runs the whole pool on validation).
-      if (config.method === 'harness-s')
-        await router.beforeStep?.({
+      // What it did (re-anchoring) is checkpointed at once: a run killed later in the step keeps it.
+      const anchored =
+        config.method === 'harness-s' &&
+        (await router.beforeStep?.({
           step,
           policy: trainer.policy,
           environment: environment as unknown as Environment,
@@ -181,7 +188,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           concurrency: config.concurrency,
           ...(options.runner ? { runner: options.runner } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
-        });
+        })) === true;
+      if (anchored) await store.writeCheckpoint(checkpointAfter(step - 1));
       const batch = batchFor(options.tasks.train, step, config.batchSize, config.seed);
       const policyVersion = trainer.policy.version;
 
@@ -356,18 +364,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       totals.retainedAttempts += metrics.retainedAttempts;
       totals.retainedReward += metrics.retainedReward;
       totals.infraErrors += infraErrors;
-      totals.elapsedMs = elapsedMs();
-      const next: Checkpoint = {
-        schemaVersion: 1,
-        step,
-        trainer: trainer.state(),
-        router: router.state(),
-        totals,
-        evals,
-        savedAt: new Date().toISOString(),
-        env: environment.id,
-      };
-      await store.commitStep(allTrajectories, stepMetrics, next);
+      await store.commitStep(allTrajectories, stepMetrics, checkpointAfter(step));
       options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });
     }
 
