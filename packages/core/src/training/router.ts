@@ -90,7 +90,7 @@ export interface RescueRouter {
    * says it changed its state: the loop checkpoints that at once, so a run killed later in the step
    * resumes without the work, and the router, restored, must not redo it for the same step.
    */
-  beforeStep?(context: RouterStepContext): Promise<boolean | undefined | void>;
+  beforeStep?(context: RouterStepContext): Promise<unknown>;
   /**
    * Told what each rescue gave, in batch order, before the step's checkpoint (so what a router
    * learns from it is in its `state`): evidence on the policy as it is now.
