@@ -105,7 +105,7 @@ export function addModelOptions<T extends Command>(command: T): T {
 const modelOptions = (): Option[] => [
   new Option('--model <name>', 'model name (--policy openai)'),
   new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (--policy openai)'),
-  new Option('--temperature <t>', 'sampling temperature (--policy openai)').argParser(number('--temperature')),
+  new Option('--temperature <t>', 'sampling temperature (--policy openai)').argParser(nonNegative('--temperature')),
   new Option('--max-tokens <n>', 'completion token limit (--policy openai)').argParser(integer('--max-tokens', 1)),
   new Option('--token-ids', "--policy openai: record the completions' token ids (vLLM's return_token_ids)"),
   new Option('--logprobs', "--policy openai: record the completion tokens' log-probabilities"),

@@ -8,6 +8,7 @@ import {
   policySnapshotFile,
   readJson,
   readTrainConfig,
+  snapshotStepsIn,
   trainFiles,
 } from '@harness-s/core';
 import {
@@ -331,7 +332,14 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
       );
     cutFrom = () => recordedSplit(runDir, config);
   } else if (folder) {
-    throw new ConfigError(`--checkpoint ${path}: no training run here (no ${trainFiles.config})`, { code: 'bad-flag' });
+    // A serve sim --out folder: its parameters after each update handed to it, the last one served.
+    const served = await servedSnapshot(target);
+    if (!served)
+      throw new ConfigError(
+        `--checkpoint ${path}: no training run here (no ${trainFiles.config}), nor a served model's parameters (checkpoints/policy-step-N.json, as serve sim --out keeps them)`,
+        { code: 'bad-flag' },
+      );
+    return { file: served, runDir };
   }
   let file = target;
   if (folder) {
@@ -351,6 +359,12 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
       code: 'bad-flag',
     });
   return { file, runDir, ...(cutFrom ? { cutFrom } : {}) };
+}
+
+/** The policy snapshot of the highest step in a folder's checkpoints/, or undefined. */
+async function servedSnapshot(dir: string): Promise<string | undefined> {
+  const last = (await snapshotStepsIn(dir)).at(-1);
+  return last === undefined ? undefined : join(dir, policySnapshotFile(last));
 }
 
 /**

@@ -233,12 +233,14 @@ function serverMessage(error: APIError): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
-/** `Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:9` — the useful part is in the causes. */
+/** `Connection error: fetch failed: connect ECONNREFUSED 127.0.0.1:9` — the useful part is in the causes. */
 function causeChain(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   while (current !== undefined && parts.length < 4) {
-    parts.push(current instanceof Error ? current.message : String(current));
+    // The SDK's messages end in a full stop ("Connection error."), which reads doubled before a colon.
+    const message = current instanceof Error ? current.message : String(current);
+    parts.push(message.replace(/\.$/, ''));
     current = current instanceof Error ? current.cause : undefined;
   }
   return parts.join(': ');

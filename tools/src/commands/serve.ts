@@ -95,7 +95,7 @@ export async function runServe(what: string, flags: ServeFlags): Promise<void> {
       [
         `Simulated model '${servedModelName}' (a simulation, not a language model) on ${env}: ${world.taskCount} tasks, ${world.harnesses.length} harnesses (H0 ${h0.spec.id}${flags.pool ? `, the pool in ${flags.pool}` : ''})`,
         `listening on ${server.url}`,
-        `${continuing ? 'Continuing from' : 'Parameters in'} ${dir} (each update as checkpoints/policy-step-N.json; serve sim --out ${dir} continues from them)`,
+        `${continuing ? 'Continuing from' : 'Parameters in'} ${dir} (each update as checkpoints/policy-step-N.json; eval --checkpoint ${dir} evaluates the last, serve sim --out ${dir} continues from them)`,
         'Train against it, with the batches handed back to it:',
         `  harness-s train --env ${env}${flags.pool ? ` --pool ${resolve(flags.pool)}` : ' --method grpo'} --policy openai --model ${servedModelName} --base-url ${server.url} \\`,
         `    --on-batch '${update}' ...`,

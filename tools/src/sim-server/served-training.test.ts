@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type TrainingExample, TrainSummary } from '@harness-s/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePool } from '../__fixtures__/dbbench-pool.js';
+import { trainedPolicy } from '../policies.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = (args: string[]) =>
@@ -117,6 +118,10 @@ describe('harness-s serve sim', () => {
       'policy-step-2.json',
       'policy-step-3.json',
     ]);
+    // eval --checkpoint takes the folder: the parameters it serves now.
+    const latest = await trainedPolicy(join(dir, 'served'), 'dbbench');
+    expect(latest.step).toBe(3);
+    expect(latest.config.theta).toEqual(state.config.theta);
     const summary = TrainSummary.parse(JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')));
     expect(summary.evalUnderH0?.k).toBe(3);
     expect(summary.rescueTriggerRate).toBeGreaterThan(0);

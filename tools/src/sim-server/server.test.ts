@@ -1,11 +1,13 @@
-import { mkdtemp, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Harness,
   type RescueContext,
   rerenderTrajectory,
   runAttempt,
+  runLockFile,
   type ScoredGroup,
   type ScoredTrajectory,
   type Trajectory,
@@ -223,6 +225,22 @@ describe('the served simulated model', () => {
       );
     }
     const first = await startSimulatedModelServer({ world, policy: initial, dir });
+    // One server writes a folder: another process's server holding it (its lock) refuses this one.
+    const held = await mkdtemp(join(tmpdir(), 'served-sim-held-'));
+    await writeFile(
+      join(held, runLockFile),
+      JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString() }),
+    );
+    await expect(startSimulatedModelServer({ world, policy: initial, dir: held })).rejects.toThrow(
+      `${held} is being written by another process (pid ${process.ppid}`,
+    );
+    expect(await readdir(held)).toEqual([runLockFile]);
+    // One whose port is taken makes no folder.
+    const elsewhere = join(dir, 'never-made');
+    await expect(
+      startSimulatedModelServer({ world, policy: initial, dir: elsewhere, port: Number(new URL(first.url).port) }),
+    ).rejects.toThrow(/EADDRINUSE/);
+    expect(existsSync(elsewhere)).toBe(false);
     const update = (url: string, step: number) =>
       fetch(`${url}/sim/update?step=${step}`, {
         method: 'POST',

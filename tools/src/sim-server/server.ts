@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, deriveSeed, type EpisodeContext, HttpError } from '@harness-s/core';
+import { ConfigError, deriveSeed, type EpisodeContext, HttpError, lockRunFolder } from '@harness-s/core';
 import {
   type DecisionsToTrain,
   policyTurns,
@@ -64,13 +65,13 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
   const { world } = options;
   const log = options.log ?? (() => {});
   const store = options.dir ? new ServedPolicyStore(options.dir, world.environment.id) : undefined;
-  const saved = store ? await store.load() : undefined;
   // The policy it starts from is the one before step 1, whatever run it came from.
   const initial = new SimulatedPolicy(options.policy.config, 0);
-  const snapshots = saved?.snapshots ?? new Map<number, SimulatedPolicy>([[0, initial]]);
-  let served = [...snapshots.entries()].sort(([a], [b]) => b - a)[0]?.[1] ?? initial;
-  let updates: AppliedUpdate[] = saved?.updates ?? [];
-  if (store && !saved) await store.save(initial, []);
+  // Read from the folder once the port is taken (nothing is made for a port in use); no request is
+  // answered before.
+  let snapshots = new Map<number, SimulatedPolicy>([[0, initial]]);
+  let served = initial;
+  let updates: AppliedUpdate[] = [];
   let requests = 0;
 
   const complete = async (body: unknown) => {
@@ -266,21 +267,51 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     );
   };
 
+  let ready: Promise<void> | undefined;
   const server = createServer((request, response) => {
-    route(request).then(
-      (body) => send(response, 200, body),
-      (error: unknown) => {
-        const status = error instanceof HttpError ? error.status : ConfigError.isInstance(error) ? 400 : 500;
-        const message = error instanceof Error ? error.message : String(error);
-        if (status === 500) log(`error: ${message}`);
-        send(response, status, { error: { message, type: status === 500 ? 'server_error' : 'invalid_request_error' } });
-      },
-    );
+    (ready ?? Promise.resolve())
+      .then(() => route(request))
+      .then(
+        (body) => send(response, 200, body),
+        (error: unknown) => {
+          const status = error instanceof HttpError ? error.status : ConfigError.isInstance(error) ? 400 : 500;
+          const message = error instanceof Error ? error.message : String(error);
+          if (status === 500) log(`error: ${message}`);
+          send(response, status, {
+            error: { message, type: status === 500 ? 'server_error' : 'invalid_request_error' },
+          });
+        },
+      );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  let lock: { release(): Promise<void> } | undefined;
+  ready = (async () => {
+    if (!store || !options.dir) return;
+    await mkdir(options.dir, { recursive: true });
+    // One server writes a folder: a second would interleave its updates with the first's.
+    lock = await lockRunFolder(options.dir);
+    const saved = await store.load();
+    if (saved) {
+      snapshots = saved.snapshots;
+      served = [...snapshots.entries()].sort(([a], [b]) => b - a)[0]?.[1] ?? initial;
+      updates = saved.updates;
+    } else await store.save(initial, []);
+  })();
+  try {
+    await ready;
+  } catch (error) {
+    await closeServer();
+    await lock?.release();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
@@ -291,11 +322,10 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
     get updates() {
       return updates;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      await closeServer();
+      await lock?.release();
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseWith, policySnapshotFile, readJson, writeJsonAtomic } from '@harness-s/core';
+import { parseWith, policySnapshotFile, readJson, snapshotStepsIn, writeJsonAtomic } from '@harness-s/core';
 import { SimulatedGrpoTrainer, type SimulatedPolicy } from '@harness-s/policy';
 import { z } from 'zod';
 import { trainedPolicy } from '../policies.js';
@@ -37,21 +37,9 @@ export class ServedPolicyStore {
     private readonly env?: string,
   ) {}
 
-  /** The steps whose policy snapshots the folder holds, in order. */
-  private async steps(): Promise<number[]> {
-    const folder = join(this.dir, 'checkpoints');
-    if (!existsSync(folder)) return [];
-    return (await readdir(folder))
-      .flatMap((name) => {
-        const match = /^policy-step-(\d+)\.json$/.exec(name);
-        return match ? [Number(match[1])] : [];
-      })
-      .sort((a, b) => a - b);
-  }
-
   /** What an earlier server left here, or undefined for a new folder. */
   async load(): Promise<{ snapshots: Map<number, SimulatedPolicy>; updates: AppliedUpdate[] } | undefined> {
-    const steps = await this.steps();
+    const steps = await snapshotStepsIn(this.dir);
     if (steps.length === 0) return undefined;
     const snapshots = new Map<number, SimulatedPolicy>();
     for (const step of steps)
@@ -72,7 +60,7 @@ export class ServedPolicyStore {
       ...(this.env ? { env: this.env } : {}),
     };
     await writeJsonAtomic(join(this.dir, policySnapshotFile(policy.step)), snapshot);
-    for (const step of await this.steps())
+    for (const step of await snapshotStepsIn(this.dir))
       if (step > policy.step) await rm(join(this.dir, policySnapshotFile(step)), { force: true });
     await writeJsonAtomic(join(this.dir, 'updates.json'), updates);
   }

@@ -293,13 +293,21 @@ export async function policySnapshotSteps(dir: string): Promise<number[]> {
   const checkpointPath = join(dir, trainFiles.checkpoint);
   if (!existsSync(checkpointPath)) return [];
   const last = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step;
-  const names = await readdir(join(dir, 'checkpoints'));
-  return names
+  return (await snapshotStepsIn(dir)).filter((step) => step <= last);
+}
+
+/**
+ * Every step a folder holds a policy snapshot file of (`checkpoints/policy-step-N.json`), in order,
+ * whatever its checkpoint says: a served model's folder has snapshots and no checkpoint.
+ */
+export async function snapshotStepsIn(dir: string): Promise<number[]> {
+  const folder = join(dir, 'checkpoints');
+  if (!existsSync(folder)) return [];
+  return (await readdir(folder))
     .flatMap((name) => {
       const match = /^policy-step-(\d+)\.json$/.exec(name);
       return match ? [Number(match[1])] : [];
     })
-    .filter((step) => step <= last)
     .sort((a, b) => a - b);
 }
 
