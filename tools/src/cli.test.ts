@@ -36,6 +36,7 @@ describe('harness-s flags', () => {
     expect(await parseError(['replay', '--task', 'dev-0'])).toMatch(/required option '--actions <file>' not specified/);
     expect(await parseError(['train', '--carry-over', '1.5'])).toMatch(/--carry-over must be in \[0, 1\], got '1.5'/);
     expect(await parseError(['train', '--carry-over', 'half'])).toMatch(/--carry-over must be a number, got 'half'/);
+    expect(await parseError(['eval', '--temperature', '-1'])).toMatch(/--temperature must be at least 0, got '-1'/);
     expect(await parseError(['rescue-study', 'run', '--pool', 'p', '--steps', '0,,6'])).toMatch(
       /--steps must be a comma-separated list of integers >= 0 \(e\.g\. 0,6,12\), got '0,,6' \(an empty item\)/,
     );
