@@ -67,7 +67,7 @@ describe('--on-batch', () => {
 
     const failing = batchHook('exit 3', dir, () => undefined, new AbortController().signal);
     await expect(failing({ path: 'x', step: 2, examples: 1 })).rejects.toThrow(
-      `--on-batch "exit 3" exited with code 3 at step 2; the run continues from its last checkpoint with --resume ${dir}`,
+      `--on-batch "exit 3" exited with code 3 at step 2 (what it printed is above); once its cause is fixed, the run continues from its last checkpoint with --resume ${dir}, which samples step 2 again and hands it over`,
     );
   });
 
@@ -81,7 +81,7 @@ describe('--on-batch', () => {
     await expect(hook({ path: 'x', step: 4, examples: 2 })).rejects.toMatchObject({
       code: 'on-batch-timeout',
       message: expect.stringMatching(
-        /did not end within --on-batch-timeout 0\.3 s and was stopped at step 4; the run continues .* --resume/,
+        /did not end within --on-batch-timeout 0\.3 s and was stopped at step 4; once its cause is fixed, the run continues .* --resume/,
       ),
     });
     expect(Date.now() - started).toBeLessThan(5000);
