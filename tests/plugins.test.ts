@@ -48,7 +48,32 @@ describe('a benchmark plugged in through HARNESS_S_PLUGINS', () => {
     );
   }, 120_000);
 
-  it('names a plug-in that does not load, or is not one', async () => {
+  it('names a plug-in that does not load, or is not one, and tells a bug in one from bad input', async () => {
+    // A plug-in whose own code throws: an internal error with its stack, not an infrastructure error (1).
+    const out = await mkdtemp(join(tmpdir(), 'plugin-bug-'));
+    const buggy = await runCli(
+      [
+        'eval',
+        '--env',
+        'counter',
+        '--policy',
+        'oracle',
+        '--k',
+        '1',
+        '--limit',
+        '1',
+        '--quiet',
+        '--out',
+        join(out, 'eval'),
+      ],
+      {
+        HARNESS_S_PLUGINS: join(repositoryRoot, 'tests/src/fixtures/buggy-plugin.ts'),
+      },
+    );
+    expect(buggy.code).toBe(70);
+    expect(buggy.stderr).toMatch(
+      /^harness-s: internal error \(a bug in harness-s or in a plug-in, .*\):\nTypeError: Cannot read properties of undefined \(reading 'counter'\)\n\s+at .*buggy-plugin\.ts/m,
+    );
     const missing = await runCli(['eval', '--env', 'counter'], { HARNESS_S_PLUGINS: './no-such-plugin.js' });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/HARNESS_S_PLUGINS: cannot load '\.\/no-such-plugin\.js'/);

@@ -18,7 +18,8 @@ function environmentHint(error: CommanderError): string {
 /**
  * Exit codes: 0 done; 1 an infrastructure error (a service, a container, a network call, a full
  * disk); 2 any other error (a bad flag or value, bad input data, a folder that is not what the command needs);
- * 130 interrupted (Ctrl-C or SIGTERM), the run's work kept for `--resume`.
+ * 70 an internal error (a bug in harness-s or a plug-in), with its stack; 130 interrupted (Ctrl-C or
+ * SIGTERM), the run's work kept for `--resume`.
  */
 try {
   // `npm run harness-s -- ...` runs in the repository's root: the paths typed are from where npm was run.
@@ -56,6 +57,11 @@ try {
     process.stderr.write(`harness-s: error: ${message}\n`);
     process.exitCode = exitCode;
   } else {
-    throw error;
+    // Neither bad input nor a service: a bug. Its stack, for the report, and a code of its own.
+    const text = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+    process.stderr.write(
+      `harness-s: internal error (a bug in harness-s or in a plug-in, not in the input or a service; report it with what follows):\n${text}\n`,
+    );
+    process.exitCode = 70;
   }
 }
