@@ -35,12 +35,12 @@ export async function runCleanup(
   const cleanup = findEnvironment(flags.env)?.cleanup;
   if (!cleanup) {
     const cleanable = environmentNames().filter((name) => findEnvironment(name)?.cleanup);
-    // An unknown name is refused as every command refuses it; a known one has nothing to clean.
+    // An unknown name is refused as every command refuses it; a known one has nothing to clean, which
+    // is no error (a script cleaning after each environment it ran goes on).
     environmentEntry(flags.env);
-    throw new ConfigError(
-      `cleanup: ${flags.env} leaves nothing behind to clean; environments with a cleanup: ${cleanable.join(', ')}`,
-      { code: 'nothing-to-clean' },
-    );
+    const line = `${flags.env}: nothing to clean (it leaves nothing behind; environments with a cleanup: ${cleanable.join(', ')})`;
+    print(line);
+    return [line];
   }
   const lines = await cleanup({ ...flags, env: flags.env });
   for (const line of lines) print(line);

@@ -3,13 +3,15 @@ import { createAppWorldEnvironment, startAppWorldServer } from '@harness-s/env-a
 import { describe, expect, it } from 'vitest';
 import { startAppWorldStandIn } from '../__fixtures__/appworld-stand-in.js';
 import { startChatServer } from '../__fixtures__/chat-server.js';
+import { loadPlugins } from '../plugins.js';
 import { type DoctorCheck, failureText, runDoctor } from './doctor.js';
 
 const inCi = process.env['CI'] === 'true';
 const byPart = (checks: DoctorCheck[], start: string) => checks.find((check) => check.part.startsWith(start));
 
 describe('harness-s doctor', () => {
-  it('tries every embedded default with an oracle episode, and every service at its usual address', async () => {
+  it('tries every embedded default and plug-in with an oracle episode, and every service at its usual address', async () => {
+    await loadPlugins(new URL('../../../tests/src/fixtures/counter-plugin.ts', import.meta.url).href);
     const printed: string[] = [];
     const { checks, ok } = await runDoctor({ docker: inCi, json: true }, (line) => printed.push(line));
     expect(JSON.parse(printed.join('\n'))).toEqual({ ok, checks });
@@ -17,6 +19,13 @@ describe('harness-s doctor', () => {
       expect(byPart(checks, part)).toMatchObject({ status: 'ok', required: true });
     }
     expect(byPart(checks, 'dbbench on PGlite')?.detail).toMatch(/^the oracle solved dev-\d+ \(dev\)$/);
+    // An environment a plug-in added is checked as the built-in ones are.
+    expect(byPart(checks, 'counter (plug-in)')).toMatchObject({
+      status: 'ok',
+      required: true,
+      neededBy: '--env counter',
+      detail: 'the oracle solved count-1 (dev)',
+    });
     // Services not named by a flag are reported, never required.
     for (const part of ['PostgreSQL', 'MySQL/MariaDB', 'Redis', 'Docker daemon', 'SWE-Gym image']) {
       expect(byPart(checks, part)?.required).toBe(false);
