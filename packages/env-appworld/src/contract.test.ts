@@ -1,3 +1,5 @@
+import type { HarnessSpec } from '@harness-s/core';
+import { builtInHarnesses, builtInHarnessSpec, createHarness } from '@harness-s/harness-dsh';
 import { defineEnvironmentContract } from '@harness-s/tests';
 import { type AppWorldEnvironment, createAppWorldEnvironment } from './environment.js';
 import { SandboxWorkerPool } from './sandbox/worker-pool.js';
@@ -10,5 +12,8 @@ defineEnvironmentContract<Parameters<AppWorldEnvironment['open']>[0]>({
   // Sandbox worker threads lent to open episodes.
   resourcesInUse: async () => pool.inUse,
   source: { split: 'dev' },
+  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits H0's step limit.
+  harnesses: () =>
+    builtInHarnesses('appworld').map((name) => createHarness(builtInHarnessSpec('appworld', name) as HarnessSpec)),
   timeoutMs: 300_000,
 });

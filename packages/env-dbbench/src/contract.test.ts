@@ -1,3 +1,5 @@
+import type { HarnessSpec } from '@harness-s/core';
+import { builtInHarnesses, builtInHarnessSpec, createHarness } from '@harness-s/harness-dsh';
 import { defineEnvironmentContract } from '@harness-s/tests';
 import type { DbbenchBackend } from './backend.js';
 import { createDbbenchEnvironment } from './environment.js';
@@ -14,5 +16,12 @@ defineEnvironmentContract({
   },
   source: { split: 'dev' },
   resourcesInUse: async () => backend?.sessionsInUse() ?? 0,
+  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits H0's step
+  // limit. Not h0-text: AgentBench's text protocol decodes a final answer to the raw `answer_text` the
+  // environment parses, not to the oracle's `answers` (harness-dsh tests that codec).
+  harnesses: () =>
+    builtInHarnesses('dbbench')
+      .filter((name) => name !== 'h0-text')
+      .map((name) => createHarness(builtInHarnessSpec('dbbench', name) as HarnessSpec)),
   timeoutMs: 180_000,
 });

@@ -1,3 +1,5 @@
+import type { HarnessSpec } from '@harness-s/core';
+import { builtInHarnesses, builtInHarnessSpec, createHarness } from '@harness-s/harness-dsh';
 import { defineEnvironmentContract } from '@harness-s/tests';
 import { createSwegymEnvironment, type SwegymEnvironment } from './environment.js';
 
@@ -9,5 +11,8 @@ defineEnvironmentContract({
   source: { split: 'test' },
   sample: 2,
   resourcesInUse: async (environment) => (environment as SwegymEnvironment).pool.inUse,
+  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits H0's step limit.
+  harnesses: () =>
+    builtInHarnesses('swegym').map((name) => createHarness(builtInHarnessSpec('swegym', name) as HarnessSpec)),
   timeoutMs: 300_000,
 });
