@@ -44,7 +44,7 @@ describe('a benchmark plugged in through HARNESS_S_PLUGINS', () => {
     const cleanup = await runCli(['cleanup', '--env', 'counter'], plugin);
     expect(cleanup.code).toBe(0);
     expect(cleanup.stdout).toBe(
-      'counter: nothing to clean (it leaves nothing behind; environments with a cleanup: dbbench, swegym)\n',
+      'nothing to clean: counter leaves nothing behind (environments with a cleanup: dbbench, swegym)\n',
     );
   }, 120_000);
 

@@ -288,8 +288,8 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
       timeout,
     );
 
-    // Only where the harnesses are given: an environment package of this repository has its codecs'
-    // round trips tested in harness-dsh.
+    // Only where the harnesses are given (this repository's environment packages give their base
+    // harnesses; harness-dsh tests the codecs on their own too).
     if (options.harnesses)
       it("round-trips every oracle action through each harness's codec", async (context) => {
         needTasks(context);

@@ -308,6 +308,7 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
     );
   const runDir = folder ? target : resolve(target, '..', '..');
   let cutFrom: (() => string | undefined) | undefined;
+  let served: string | undefined;
   if (existsSync(join(runDir, trainFiles.config))) {
     const config = (await readTrainConfig(runDir)) as {
       command?: unknown;
@@ -333,16 +334,15 @@ export async function checkpointSource(path: string, env?: string): Promise<Chec
     cutFrom = () => recordedSplit(runDir, config);
   } else if (folder) {
     // A serve sim --out folder: its parameters after each update handed to it, the last one served.
-    const served = await servedSnapshot(target);
+    served = await servedSnapshot(target);
     if (!served)
       throw new ConfigError(
         `--checkpoint ${path}: no training run here (no ${trainFiles.config}), nor a served model's parameters (checkpoints/policy-step-N.json, as serve sim --out keeps them)`,
         { code: 'bad-flag' },
       );
-    return { file: served, runDir };
   }
-  let file = target;
-  if (folder) {
+  let file = served ?? target;
+  if (folder && !served) {
     const latest = join(target, trainFiles.checkpoint);
     if (!existsSync(latest))
       throw new ConfigError(`--checkpoint ${path}: the run has no checkpoint yet (${trainFiles.checkpoint})`, {

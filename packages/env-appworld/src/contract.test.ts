@@ -12,7 +12,7 @@ defineEnvironmentContract<Parameters<AppWorldEnvironment['open']>[0]>({
   // Sandbox worker threads lent to open episodes.
   resourcesInUse: async () => pool.inUse,
   source: { split: 'dev' },
-  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits H0's step limit.
+  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits the smallest step limit among them.
   harnesses: () =>
     builtInHarnesses('appworld').map((name) => createHarness(builtInHarnessSpec('appworld', name) as HarnessSpec)),
   timeoutMs: 300_000,

@@ -16,8 +16,8 @@ defineEnvironmentContract({
   },
   source: { split: 'dev' },
   resourcesInUse: async () => backend?.sessionsInUse() ?? 0,
-  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits H0's step
-  // limit. Not h0-text: AgentBench's text protocol decodes a final answer to the raw `answer_text` the
+  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits the smallest
+  // step limit among them. Not h0-text: AgentBench's text protocol decodes a final answer to the raw `answer_text` the
   // environment parses, not to the oracle's `answers` (harness-dsh tests that codec).
   harnesses: () =>
     builtInHarnesses('dbbench')

@@ -11,7 +11,7 @@ defineEnvironmentContract({
   source: { split: 'test' },
   sample: 2,
   resourcesInUse: async (environment) => (environment as SwegymEnvironment).pool.inUse,
-  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits H0's step limit.
+  // Its base harnesses: each codec round-trips the oracle's actions, and the oracle's path fits the smallest step limit among them.
   harnesses: () =>
     builtInHarnesses('swegym').map((name) => createHarness(builtInHarnessSpec('swegym', name) as HarnessSpec)),
   timeoutMs: 300_000,

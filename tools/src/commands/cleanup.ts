@@ -38,7 +38,7 @@ export async function runCleanup(
     // An unknown name is refused as every command refuses it; a known one has nothing to clean, which
     // is no error (a script cleaning after each environment it ran goes on).
     environmentEntry(flags.env);
-    const line = `${flags.env}: nothing to clean (it leaves nothing behind; environments with a cleanup: ${cleanable.join(', ')})`;
+    const line = `nothing to clean: ${flags.env} leaves nothing behind (environments with a cleanup: ${cleanable.join(', ')})`;
     print(line);
     return [line];
   }

@@ -67,7 +67,7 @@ describe('--on-batch', () => {
 
     const failing = batchHook('exit 3', dir, () => undefined, new AbortController().signal);
     await expect(failing({ path: 'x', step: 2, examples: 1 })).rejects.toThrow(
-      `--on-batch "exit 3" exited with code 3 at step 2 (what it printed is above); once its cause is fixed, the run continues from its last checkpoint with --resume ${dir}, which samples step 2 again and hands it over`,
+      `--on-batch "exit 3" exited with code 3 at step 2 (its output, if any, is above); once its cause is fixed, the run continues from its last checkpoint with --resume ${dir}, which samples step 2 again and hands it over`,
     );
   });
 

@@ -118,7 +118,7 @@ export function batchHook(
             : `exited with code ${code}`;
         fail(
           new ConfigError(
-            `--on-batch ${JSON.stringify(command)} ${how} at step ${step}${timedOut ? '' : ' (what it printed is above)'}; once its cause is fixed, the run continues from its last checkpoint with --resume ${dir}, which samples step ${step} again and hands it over`,
+            `--on-batch ${JSON.stringify(command)} ${how} at step ${step}${timedOut ? '' : ' (its output, if any, is above)'}; once its cause is fixed, the run continues from its last checkpoint with --resume ${dir}, which samples step ${step} again and hands it over`,
             { code: timedOut ? 'on-batch-timeout' : 'on-batch-failed' },
           ),
         );

@@ -42,7 +42,7 @@ describe('train with a model served elsewhere', () => {
       quiet: true,
     };
     await expect(runTrain({ ...flags, out, onBatch: 'exit 3' })).rejects.toThrow(
-      /--on-batch "exit 3" exited with code 3 at step 1 \(what it printed is above\); once its cause is fixed, the run continues from its last checkpoint with --resume/,
+      /--on-batch "exit 3" exited with code 3 at step 1 \(its output, if any, is above\); once its cause is fixed, the run continues from its last checkpoint with --resume/,
     );
     const summary = TrainSummary.parse(
       await runTrain({ ...flags, resume: out, onBatch: logHook }, new Set(['resume', 'onBatch'])),

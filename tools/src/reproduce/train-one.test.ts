@@ -54,7 +54,45 @@ describe('one training run of a reproduction', () => {
     // Anchors logged after the last checkpoint (step 2) are dropped before a resume, a cut line too.
     const line = (anchoredAtStep: number) => JSON.stringify({ step: anchoredAtStep + 1, anchoredAtStep });
     await writeFile(join(dir, 'router.jsonl'), `${line(1)}\n${line(2)}\n{"step": 4, "anch`);
-    await dropAnchorsAfterCheckpoint(dir);
+    await dropAnchorsAfterCheckpoint(dir, []);
     expect(await readFile(join(dir, 'router.jsonl'), 'utf8')).toBe(`${line(1)}\n`);
+
+    // A re-anchoring the checkpoint holds (made for step 3 on the step-2 policy) is not made again:
+    // its line stays, and is written from the checkpoint when the kill came before it was.
+    const checkpointPath = join(dir, 'checkpoints', 'latest.json');
+    const checkpoint = JSON.parse(await readFile(checkpointPath, 'utf8'));
+    const h0 = {
+      harnessId: 'h0',
+      parent: null,
+      direction: null,
+      description: 'H0',
+      outcomes: {},
+      successRate: 0,
+      helps: [],
+      hurts: [],
+      byFeature: {},
+      summary: '',
+    };
+    const profiles = {
+      schemaVersion: 1,
+      env: 'dbbench',
+      policyVersion: 'sim-step-2',
+      anchoredAtStep: 2,
+      k: 1,
+      seed: 1,
+      tasks: [],
+      h0,
+      variants: [],
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    await writeFile(checkpointPath, JSON.stringify({ ...checkpoint, router: { anchoredAt: 3, profiles } }));
+    await writeFile(join(dir, 'router.jsonl'), `${line(1)}\n${line(2)}\n`);
+    await dropAnchorsAfterCheckpoint(dir, []);
+    expect(await readFile(join(dir, 'router.jsonl'), 'utf8')).toBe(`${line(1)}\n${line(2)}\n`);
+    await writeFile(join(dir, 'router.jsonl'), `${line(1)}\n`);
+    await dropAnchorsAfterCheckpoint(dir, []);
+    const logged = (await readFile(join(dir, 'router.jsonl'), 'utf8')).trim().split('\n');
+    expect(logged.map((text) => JSON.parse(text).anchoredAtStep)).toEqual([1, 2]);
+    expect(JSON.parse(logged[1] as string)).toMatchObject({ step: 3, policyVersion: 'sim-step-2' });
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
   Checkpoint,
@@ -16,7 +16,8 @@ import {
   truncateAfterStep,
 } from '@harness-s/core';
 import { SimulatedGrpoTrainer, SimulatedPolicy, type SimulatedPolicyConfig } from '@harness-s/policy';
-import { AdaptiveRouter, type ProfileSet, ProfileStatsRanker, SimilarTaskRanker } from '@harness-s/router';
+import { AdaptiveRouter, ProfileSet, ProfileStatsRanker, SimilarTaskRanker } from '@harness-s/router';
+import { z } from 'zod';
 import { builtInDiagnosis, withFailureRanker } from '../diagnosis.js';
 import type { TaskSplits } from '../task-splits.js';
 import type { ResultRecord } from './results.js';
@@ -48,17 +49,38 @@ export interface TrainOneOptions {
 
 /**
  * Before a run resumes, forgets the anchors its router logged after the last checkpoint: the
- * resumed steps anchor again and log them anew, so `router.jsonl` holds each anchor once.
+ * resumed steps anchor again and log them anew, so `router.jsonl` holds each anchor once. An
+ * anchoring the checkpoint holds (made for the next step, then checkpointed) is not made again: its
+ * line stays, and is written from the checkpoint when the kill came before it was.
  * Returns the steps the checkpoint holds.
  */
-export async function dropAnchorsAfterCheckpoint(dir: string): Promise<number> {
+export async function dropAnchorsAfterCheckpoint(dir: string, validation: readonly Task[]): Promise<number> {
   const checkpointPath = join(dir, 'checkpoints', 'latest.json');
-  const done = existsSync(checkpointPath)
-    ? parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step
-    : 0;
-  // An anchor made at the start of step `done + 1` or later is made again when that step reruns.
-  await dropAnchorsFrom(dir, done);
+  const saved = existsSync(checkpointPath)
+    ? parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath)
+    : undefined;
+  const done = saved?.step ?? 0;
+  const router = CheckpointedAnchor.safeParse(saved?.router);
+  const held = router.success && router.data.anchoredAt === done + 1 ? router.data.profiles : null;
+  // An anchor made at the start of step `done + 1` or later is made again when that step reruns,
+  // unless the checkpoint holds it.
+  await dropAnchorsFrom(dir, held ? done + 1 : done);
+  if (held && !(await loggedAnchorSteps(dir)).includes(held.anchoredAtStep))
+    await logRouterAnchor(dir, held, validation);
   return done;
+}
+
+/** What `dropAnchorsAfterCheckpoint` reads of an adaptive router's checkpointed state. */
+const CheckpointedAnchor = z.object({ anchoredAt: z.number().int().optional(), profiles: ProfileSet.nullable() });
+
+/** The `anchoredAtStep` of every anchor a run's `router.jsonl` holds. */
+async function loggedAnchorSteps(dir: string): Promise<number[]> {
+  const path = join(dir, 'router.jsonl');
+  if (!existsSync(path)) return [];
+  return (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => (JSON.parse(line) as { anchoredAtStep: number }).anchoredAtStep);
 }
 
 /** Forgets the anchors of a run's `router.jsonl` made on the policy of `step` or later. */
@@ -179,7 +201,7 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
     // Its steps count as done, so a continued reproduction's progress starts where it stopped.
     for (let step = 0; step < summary.steps; step += 1) options.onStep?.(`${label}, trained before`);
   } else {
-    const done = await dropAnchorsAfterCheckpoint(dir);
+    const done = await dropAnchorsAfterCheckpoint(dir, options.splits.validation);
     // The first anchor (the profiles it starts from), logged before any step.
     if (router && done === 0) await logAnchor(options.initialProfiles);
     for (let step = 0; step < done; step += 1) options.onStep?.(`${label}, trained before`);

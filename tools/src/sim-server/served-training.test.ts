@@ -122,6 +122,10 @@ describe('harness-s serve sim', () => {
     const latest = await trainedPolicy(join(dir, 'served'), 'dbbench');
     expect(latest.step).toBe(3);
     expect(latest.config.theta).toEqual(state.config.theta);
+    // Checked against the environment asked for, as a run's snapshot is.
+    await expect(trainedPolicy(join(dir, 'served'), 'appworld')).rejects.toThrow(
+      /the policy was trained on dbbench, not on appworld/,
+    );
     const summary = TrainSummary.parse(JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')));
     expect(summary.evalUnderH0?.k).toBe(3);
     expect(summary.rescueTriggerRate).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, deriveSeed, type EpisodeContext, HttpError, lockRunFolder } from '@harness-s/core';
@@ -293,6 +294,8 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
       server.closeAllConnections();
     });
   let lock: { release(): Promise<void> } | undefined;
+  // A folder this start makes is removed again when the start fails.
+  const made = options.dir !== undefined && !existsSync(options.dir);
   ready = (async () => {
     if (!store || !options.dir) return;
     await mkdir(options.dir, { recursive: true });
@@ -310,6 +313,7 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
   } catch (error) {
     await closeServer();
     await lock?.release();
+    if (made && options.dir) await rm(options.dir, { recursive: true, force: true });
     throw error;
   }
   const address = server.address() as AddressInfo;

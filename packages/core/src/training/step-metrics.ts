@@ -36,7 +36,10 @@ export const StepMetrics = z.object({
   harnessUsage: z.record(z.string(), Usage),
   /** Infrastructure errors met in the step (retried; unscored attempts are not trained on). */
   infraErrors: z.number().int(),
-  /** Attempts that ended unscored after their retries, left out of their groups; absent in older runs. */
+  /**
+   * Attempts of the groups trained on that ended unscored after their retries, left out of their
+   * groups (a replaced base group's are not counted); absent in older runs.
+   */
   lostAttempts: z.number().int().optional(),
   trainer: z.record(z.string(), z.number()),
   durationMs: z.number(),

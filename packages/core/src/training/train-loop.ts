@@ -236,6 +236,10 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         retainedGroups: 0,
         /** Groups that lost an attempt to infrastructure errors, and train on fewer. */
         shortGroups: 0,
+        /** Their lost attempts (a replaced group's are none: it is not trained on either way). */
+        lostAttempts: 0,
+        /** Attempts of the groups trained on (base groups kept, rescue groups), lost or not. */
+        keptAttempts: 0,
       };
       const harnessUsage: Record<string, { attempts: number; successes: number }> = {};
       const allTrajectories: Trajectory[] = [];
@@ -249,7 +253,11 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         if (rescued) metrics.rescued += 1;
         const kept = rescued ? rescueGroup : baseGroup;
         const retained = kept.filter(isScored);
-        if (retained.length < kept.length) metrics.shortGroups += 1;
+        metrics.keptAttempts += kept.length;
+        if (retained.length < kept.length) {
+          metrics.shortGroups += 1;
+          metrics.lostAttempts += kept.length - retained.length;
+        }
         if (rescued && retained.some((trajectory) => trajectory.evaluation.success)) metrics.rescueSucceeded += 1;
         if (rescued && config.method === 'harness-s')
           router.observe?.({ task, step, outcomes: outcomesByHarness(retained) });
@@ -306,13 +314,13 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           });
         }
       }
-      const lostAttempts = [...base, ...rescueFlat].filter((trajectory) => !isScored(trajectory)).length;
+      const { lostAttempts } = metrics;
       options.onProgress?.({
         step,
         steps: config.steps,
         phase: 'update',
         ...(lostAttempts > 0
-          ? { lost: { attempts: lostAttempts, of: base.length + rescueFlat.length, groups: metrics.shortGroups } }
+          ? { lost: { attempts: lostAttempts, of: metrics.keptAttempts, groups: metrics.shortGroups } }
           : {}),
       });
       const update = checkUpdate(trainer, await trainer.update(scoredGroups, step), step);

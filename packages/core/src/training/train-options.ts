@@ -19,8 +19,9 @@ export interface TrainProgress {
   /** Of a phase that runs attempts (base, rescue, eval): how many have ended, of how many. */
   attempts?: { done: number; total: number };
   /**
-   * Of the update phase: attempts of the step lost to infrastructure errors after their retries.
-   * They are left out of the groups handed to the trainer, so some groups are short of attempts.
+   * Of the update phase: attempts of the groups it trains on (base groups kept, rescue groups)
+   * lost to infrastructure errors after their retries, of how many, and in how many groups. They
+   * are left out of the groups handed to the trainer, so those groups are short of attempts.
    */
   lost?: { attempts: number; of: number; groups: number };
 }

@@ -132,7 +132,7 @@ describe('code sandbox: hangs and exhaustion fail with a clear observation', () 
   });
 
   it('stops code that hides between interrupt checks by ending the worker; the sandbox restarts', async () => {
-    // Each native sort of a million numbers takes several milliseconds, and the interrupt handler runs
+    // Each native sort of a million numbers takes milliseconds, and the interrupt handler runs
     // once per 10,000 checks: tens of seconds apart, far past the 2 s grace. (A scan with indexOf takes
     // half a millisecond, which put the interrupt near the grace and let it win on a fast machine.)
     const outcome = await sandbox.run('var hog = new Float64Array(1000000); while (true) hog.sort();');
