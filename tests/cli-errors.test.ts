@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './src/cli-process.js';
+import { runCli, runCliUnread } from './src/cli-process.js';
 
 /** One line naming what failed, exit code 2, and no stack trace. */
 function expectOneLineError(run: { code: number | null; stderr: string }, pattern: RegExp): void {
@@ -44,4 +45,13 @@ describe('errors of the machine, told in one line', () => {
     await writeFile(join(broken, 'config.json'), '{ "command": ');
     expectOneLineError(await runCli(['report', broken]), /config\.json: not valid JSON/);
   }, 120_000);
+
+  it('a reader that stops reading (| head) stops only the printing: the run ends, its folder complete and unlocked', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'cli-epipe-')), 'run');
+    const run = await runCliUnread(['eval', '--policy', 'oracle', '--limit', '1', '--k', '1', '--out', out]);
+    expect(run.stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(run.code).toBe(0);
+    expect(existsSync(join(out, 'summary.json'))).toBe(true);
+    expect(existsSync(join(out, 'run.lock'))).toBe(false);
+  });
 });

@@ -100,3 +100,20 @@ export function runAndInterrupt(
     });
   });
 }
+
+/**
+ * Runs the CLI with its standard output closed by the reader at once, as `| head` or `| true` do
+ * once they have what they want: its exit code and what it printed on stderr.
+ */
+export function runCliUnread(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [...cli, ...args], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stderr }));
+  });
+}

@@ -39,6 +39,12 @@ try {
     delete process.env['npm_lifecycle_event'];
     delete process.env['INIT_CWD'];
   }
+  // A reader that went away (`| head`) stops only the printing: the run still ends, closing what it
+  // opened (containers, its folder's lock), instead of crashing on the write.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
   // Plug-ins first: their environments are among --env's choices.
   await loadPlugins();
   const program = createProgram();

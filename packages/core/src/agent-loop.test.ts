@@ -135,6 +135,20 @@ describe('the agent loop', () => {
     expect(trajectory.infraErrors).toHaveLength(1);
     expect(trajectory.evaluation?.success).toBe(true);
   });
+
+  it('rethrows the interrupt when an infrastructure error comes once it was interrupted, recording nothing', async () => {
+    // An interrupt closes the attempt's sandbox under it: the error that follows is the interrupt's doing.
+    const stop = new AbortController();
+    const policy = createScriptedPolicy([
+      () => {
+        stop.abort(new Error('interrupted by SIGTERM'));
+        throw new InfrastructureError('container 1cf4 was removed', { code: 'sandbox-gone' });
+      },
+    ]);
+    await expect(runAttempt({ ...request({ policy }), signal: stop.signal }, { maxInfraRetries: 2 })).rejects.toThrow(
+      'interrupted by SIGTERM',
+    );
+  });
 });
 
 describe('evaluate', () => {

@@ -203,7 +203,9 @@ export interface AttemptOptions {
 /**
  * Runs one attempt with retries: an infrastructure error reopens the episode on fresh resources;
  * after the last try the attempt is recorded with `stopReason: 'infrastructure-error'` and no
- * evaluation, so it is never scored. Errors of other categories (bugs, config) propagate.
+ * evaluation, so it is never scored. Errors of other categories (bugs, config) propagate, and so
+ * does the request's abort: an infrastructure error once its signal is aborted (a sandbox closed by
+ * the interrupt) rethrows the signal's reason.
  */
 export async function runAttempt<T extends Task>(
   request: EpisodeRequest<T>,
@@ -232,8 +234,10 @@ export async function runAttempt<T extends Task>(
       return { ...base, ...outcome, infraErrors };
     } catch (error) {
       if (!InfrastructureError.isInstance(error)) throw error;
+      // Cut short by an interrupt (its sandbox closed under it): no outage, and nothing to record.
+      if (request.signal?.aborted) throw request.signal.reason ?? error;
       infraErrors.push({ try: attemptTry, code: error.code, message: describeError(error) });
-      if (attemptTry >= maxRetries || request.signal?.aborted) {
+      if (attemptTry >= maxRetries) {
         return {
           ...base,
           messages: [],

@@ -258,6 +258,40 @@ describe('the training loop', () => {
     expect(ids.filter((id) => id.startsWith('eval-'))).toHaveLength(3);
   });
 
+  it('stops as interrupted, recording nothing of the step, when an interrupt cuts its attempts short', async () => {
+    // An interrupt closes the sandboxes under the running attempts: they end in infrastructure errors.
+    // It comes before step 1 is under way (the evaluation before training ends, then the signal).
+    const stop = new AbortController();
+    const cut: Policy = {
+      ...policy,
+      startEpisode(context) {
+        const session = policy.startEpisode(context);
+        return {
+          async respond(request) {
+            if (stop.signal.aborted)
+              throw new InfrastructureError('container 1cf4 was removed', { code: 'sandbox-gone' });
+            return session.respond(request);
+          },
+        };
+      },
+    };
+    const { base, dir } = await refusalSetup();
+    const trainer = { ...recordingTrainer(), policy: cut };
+    const run = train({
+      ...base,
+      trainer,
+      config: { method: 'grpo', steps: 2, batchSize: 3, k: 2, evalK: 1, maxInfraRetries: 0 },
+      dir,
+      signal: stop.signal,
+      onProgress: (progress) => {
+        if (progress.step === 1 && progress.phase === 'base') stop.abort(new Error('interrupted by SIGTERM'));
+      },
+    });
+    await expect(run).rejects.toThrow('interrupted by SIGTERM');
+    expect(trainer.updates).toHaveLength(0);
+    expect(JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8')).step).toBe(0);
+  });
+
   it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {
     // The model server is up for the evaluation before training, then down.
     let down = false;

@@ -106,6 +106,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         onProgress: ({ completed, total }) =>
           options.onProgress?.({ step, steps: config.steps, phase: 'eval', attempts: { done: completed, total } }),
       });
+      options.signal?.throwIfAborted(); // attempts an interrupt cut short are no outage
       const when = step === 0 ? 'before training' : `after step ${step}`;
       if (summary.unscoredTasks.length === summary.tasks)
         throw everyAttemptLost(`the evaluation under H0 ${when}`, trajectories);
@@ -140,6 +141,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         ...(options.signal ? { signal: options.signal } : {}),
         onAttempt,
       });
+      // Attempts an interrupt cut short are no outage and nothing to train on: the step stops here.
+      options.signal?.throwIfAborted();
       return trajectories.map((trajectory, index) => {
         const plan = plans[index] as AttemptPlan<T>;
         return {
@@ -150,7 +153,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       });
     };
 
-    /** The checkpoint of the run as it stands after `step`. */
+    // The checkpoint of the run as it stands after `step`.
     const checkpointAfter = (step: number): Checkpoint => {
       totals.elapsedMs = elapsedMs();
       return {
@@ -236,9 +239,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         retainedGroups: 0,
         /** Groups that lost an attempt to infrastructure errors, and train on fewer. */
         shortGroups: 0,
-        /** Their lost attempts (a replaced group's are none: it is not trained on either way). */
+        /** Their lost attempts, of the attempts of the groups trained on (a replaced group is not). */
         lostAttempts: 0,
-        /** Attempts of the groups trained on (base groups kept, rescue groups), lost or not. */
         keptAttempts: 0,
       };
       const harnessUsage: Record<string, { attempts: number; successes: number }> = {};
