@@ -1,29 +1,12 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InfrastructureError } from '../errors.js';
 import type { Harness } from '../harness.js';
-import type { Policy } from '../policy.js';
 import { readTrajectories } from '../run-store.js';
-import { callTool, createCounterEnvironment, createPlainHarness } from '../testing/index.js';
-import { policy, recordingRunner, recordingTrainer, run, variant } from './__fixtures__/rescue-run.js';
+import { policy, recordingRunner, recordingTrainer, refusalSetup, run, variant } from './__fixtures__/rescue-run.js';
 import type { RescueRouter } from './router.js';
 import { train } from './train-loop.js';
 import { policySnapshotSteps, readPolicySnapshot, readStepMetrics } from './train-store.js';
-
-/** What a refusal test trains with: the counter tasks, H0, a recording trainer and a fresh folder. */
-async function refusalSetup() {
-  const { environment } = createCounterEnvironment();
-  const { tasks } = await environment.loadTasks({});
-  const base = {
-    environment,
-    tasks: { train: tasks, test: tasks },
-    h0: createPlainHarness(),
-    trainer: recordingTrainer(),
-  };
-  return { base, dir: join(await mkdtemp(join(tmpdir(), 'train-')), 'run') };
-}
 
 describe('the training loop', () => {
   it("reports each phase's attempts as they end, counted to the phase's total", async () => {
@@ -179,58 +162,6 @@ describe('the training loop', () => {
     expect(new Set(trajectories.map((trajectory) => trajectory.harnessId)).size).toBeGreaterThan(2);
   });
 
-  it('counts the effective-group rate over retained groups: a group lost to infrastructure errors is none', async () => {
-    let starts = 0;
-    // count-1: every other attempt solved (a mixed group); count-2: never; count-3: the model server is down.
-    const flaky: Policy = {
-      ...policy,
-      startEpisode(context) {
-        const target = Number(context.task.id.split('-')[1]);
-        const solves = target === 1 && starts++ % 2 === 0;
-        let turn = 0;
-        return {
-          async respond() {
-            if (target === 3)
-              throw new InfrastructureError('503 from model server', { code: 'model-server-unavailable' });
-            turn += 1;
-            const message = turn === 1 ? callTool('add', { n: solves ? target : target + 1 }) : callTool('submit');
-            return { message, usage: { promptTokens: 3, completionTokens: 7 } };
-          },
-        };
-      },
-    };
-    const { environment } = createCounterEnvironment();
-    const { tasks } = await environment.loadTasks({});
-    const trainer = { ...recordingTrainer(), policy: flaky };
-    const lost: unknown[] = [];
-    const dir = join(await mkdtemp(join(tmpdir(), 'train-')), 'run');
-    const summary = await train({
-      config: { method: 'grpo', steps: 2, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2, maxInfraRetries: 0 },
-      environment,
-      tasks: { train: tasks, test: tasks.slice(0, 1) },
-      h0: createPlainHarness(),
-      pool: [],
-      trainer,
-      dir,
-      onProgress: (progress) => {
-        if (progress.phase === 'update') lost.push(progress.lost);
-      },
-    });
-    const metrics = await readStepMetrics(dir);
-    expect(metrics.map((line) => [line.groups, line.retainedGroups, line.effectiveGroups])).toEqual([
-      [3, 2, 1],
-      [3, 2, 1],
-    ]);
-    // Said before each update, so a caller handing batches on can warn that they lack attempts.
-    expect(lost).toEqual([
-      { attempts: 2, of: 6, groups: 1 },
-      { attempts: 2, of: 6, groups: 1 },
-    ]);
-    expect(metrics.map((line) => line.lostAttempts)).toEqual([2, 2]);
-    expect(metrics[0]?.effectiveGroupRate).toBe(0.5);
-    expect(summary.effectiveGroupRate).toBe(0.5);
-  });
-
   it("runs the evaluations under H0 on the run's attempt runner too, with attempt ids of their own", async () => {
     const recording = recordingRunner();
     const { ids } = recording;
@@ -256,80 +187,6 @@ describe('the training loop', () => {
     expect(summary.initialEvalUnderH0).toBeNull();
     expect(summary.evalUnderH0).toEqual((await run('h0-resample')).summary.evalUnderH0);
     expect(ids.filter((id) => id.startsWith('eval-'))).toHaveLength(3);
-  });
-
-  it('stops as interrupted, recording nothing of the step, when an interrupt cuts its attempts short', async () => {
-    // An interrupt closes the sandboxes under the running attempts: they end in infrastructure errors.
-    // It comes before step 1 is under way (the evaluation before training ends, then the signal).
-    const stop = new AbortController();
-    const cut: Policy = {
-      ...policy,
-      startEpisode(context) {
-        const session = policy.startEpisode(context);
-        return {
-          async respond(request) {
-            if (stop.signal.aborted)
-              throw new InfrastructureError('container 1cf4 was removed', { code: 'sandbox-gone' });
-            return session.respond(request);
-          },
-        };
-      },
-    };
-    const { base, dir } = await refusalSetup();
-    const trainer = { ...recordingTrainer(), policy: cut };
-    const run = train({
-      ...base,
-      trainer,
-      config: { method: 'grpo', steps: 2, batchSize: 3, k: 2, evalK: 1, maxInfraRetries: 0 },
-      dir,
-      signal: stop.signal,
-      onProgress: (progress) => {
-        if (progress.step === 1 && progress.phase === 'base') stop.abort(new Error('interrupted by SIGTERM'));
-      },
-    });
-    await expect(run).rejects.toThrow('interrupted by SIGTERM');
-    expect(trainer.updates).toHaveLength(0);
-    expect(JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8')).step).toBe(0);
-  });
-
-  it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {
-    // The model server is up for the evaluation before training, then down.
-    let down = false;
-    const outage: Policy = {
-      ...policy,
-      startEpisode(context) {
-        const session = policy.startEpisode(context);
-        return {
-          async respond(request) {
-            if (down) throw new InfrastructureError('connect ECONNREFUSED 127.0.0.1:8000', { code: 'model-down' });
-            return session.respond(request);
-          },
-        };
-      },
-    };
-    const { base, dir } = await refusalSetup();
-    const trainer = { ...recordingTrainer(), policy: outage };
-    const config = { method: 'grpo' as const, steps: 2, batchSize: 3, k: 2, evalK: 1, maxInfraRetries: 0 };
-    const run = train({
-      ...base,
-      trainer,
-      config,
-      dir,
-      onProgress: (progress) => {
-        if (progress.phase === 'eval' && progress.eval?.step === 0) down = true;
-      },
-    });
-    await expect(run).rejects.toThrow(
-      /^step 1: every attempt ended in an infrastructure error \(the first: connect ECONNREFUSED 127\.0\.0\.1:8000\); the run stops here/,
-    );
-    expect(trainer.updates).toHaveLength(0);
-    expect(JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8')).step).toBe(0);
-
-    // Down from the start: the evaluation before training says so, instead of a Pass@k of 0.
-    const fresh = await refusalSetup();
-    await expect(train({ ...fresh.base, trainer, config, dir: fresh.dir })).rejects.toThrow(
-      /^the evaluation under H0 before training: every attempt ended in an infrastructure error/,
-    );
   });
 
   it('refuses a method that needs a pool without one, and a bad config with its field', async () => {

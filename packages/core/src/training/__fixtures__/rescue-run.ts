@@ -109,3 +109,16 @@ export function recordingRunner(): AttemptRunner & { ids: string[] } {
     },
   };
 }
+
+/** What a refusal test trains with: the counter tasks, H0, a recording trainer and a fresh folder. */
+export async function refusalSetup() {
+  const { environment } = createCounterEnvironment();
+  const { tasks } = await environment.loadTasks({});
+  const base = {
+    environment,
+    tasks: { train: tasks, test: tasks },
+    h0: createPlainHarness(),
+    trainer: recordingTrainer(),
+  };
+  return { base, dir: join(await mkdtemp(join(tmpdir(), 'train-')), 'run') };
+}
