@@ -11,10 +11,23 @@ describe('a continued training run', () => {
       `Continuing ${dir}: no checkpoint yet, so it starts again from the beginning`,
     );
     await mkdir(join(dir, 'checkpoints'));
-    await writeFile(join(dir, 'checkpoints', 'latest.json'), JSON.stringify({ step: 2 }));
+    const checkpoint = (step: number, evals: number[]) =>
+      writeFile(
+        join(dir, 'checkpoints', 'latest.json'),
+        JSON.stringify({ step, evals: evals.map((at) => ({ step: at, passAtK: 0, avgAtK: 0, k: 3 })) }),
+      );
+    await checkpoint(2, [0]);
     expect(await resumeLine(dir, 6)).toBe(
-      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (what step 3 recorded before the stop is sampled again and replaced)`,
+      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (step 3, cut short by the stop, starts over)`,
     );
+    // Stopped in the evaluation after step 2: the step is kept, its evaluation runs first.
+    expect(await resumeLine(dir, 6, 2)).toBe(
+      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go; the evaluation under H0 after step 2, cut short by the stop, runs first`,
+    );
+    await checkpoint(2, [0, 2]);
     expect(await resumeLine(dir, 2)).toBe(`Continuing ${dir}: all 2 steps are done`);
+    // A run that ended, taken further: nothing of it is sampled again.
+    await writeFile(join(dir, 'summary.json'), '{}');
+    expect(await resumeLine(dir, 6, 2)).toBe(`Continuing ${dir}, which ended after step 2: steps 3-6 to go`);
   });
 });

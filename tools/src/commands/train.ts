@@ -5,6 +5,7 @@ import {
   BatchExportTrainer,
   ConfigError,
   countOf,
+  evalDueAfter,
   InfrastructureError,
   lockRunFolder,
   RandomRouter,
@@ -135,7 +136,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
     };
     if (flags.resume) {
       await checkStrayHook(dir);
-      log(await resumeLine(dir, flags.steps));
+      log(await resumeLine(dir, flags.steps, flags.evalEvery));
     }
     const summarize = profileSummarizer(flags.summarizer, h0, log);
     // A model's anchoring is most of a run's episodes; the simulated policy's takes a second.
@@ -276,9 +277,11 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
                 ? ` | under H0: Pass@${m.eval.k} ${percent(m.eval.passAtK)}, Avg@${m.eval.k} ${percent(m.eval.avgAtK)}`
                 : ''),
           );
-        } else if (progress.phase === 'eval' && progress.eval?.step === 0) {
+        } else if (progress.phase === 'eval' && progress.eval && (progress.eval.step === 0 || progress.catchUp)) {
+          // A catch-up evaluation completes a step whose line was printed before the stop.
+          const { step, k, passAtK, avgAtK } = progress.eval;
           log(
-            `before training, under H0: Pass@${progress.eval.k} ${percent(progress.eval.passAtK)}, Avg@${progress.eval.k} ${percent(progress.eval.avgAtK)}`,
+            `${step === 0 ? 'before training' : `step ${step}/${progress.steps}, evaluated after the stop`}, under H0: Pass@${k} ${percent(passAtK)}, Avg@${k} ${percent(avgAtK)}`,
           );
         } else if (served && !progress.eval && !progress.metrics) {
           // A model's phases take minutes: say when each starts.
@@ -360,12 +363,22 @@ function phaseProgress() {
 }
 
 /** What a continued run says first: where it picks up, and what it does again. */
-export async function resumeLine(dir: string, steps: number): Promise<string> {
+export async function resumeLine(dir: string, steps: number, evalEvery?: number): Promise<string> {
   const path = join(dir, trainFiles.checkpoint);
-  const done = existsSync(path) ? ((await readJson(path)) as { step?: number }).step : undefined;
+  const checkpoint = existsSync(path) ? ((await readJson(path)) as { step?: number; evals?: { step?: number }[] }) : {};
+  const done = checkpoint.step;
   if (done === undefined) return `Continuing ${dir}: no checkpoint yet, so it starts again from the beginning`;
-  if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done`;
-  return `Continuing ${dir} from its checkpoint after step ${done}: steps ${done + 1}-${steps} to go (what step ${done + 1} recorded before the stop is sampled again and replaced)`;
+  // Stopped during the evaluation after its last step: the step is kept, the evaluation runs again.
+  const evalCut =
+    evalDueAfter({ steps, evalEvery }, done) && !checkpoint.evals?.some((point) => point.step === done)
+      ? `; the evaluation under H0 after step ${done}, cut short by the stop, runs first`
+      : '';
+  if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done${evalCut}`;
+  const ended = existsSync(join(dir, trainFiles.summary));
+  return (
+    `Continuing ${dir}${ended ? `, which ended after step ${done}` : ` from its checkpoint after step ${done}`}: steps ${done + 1}-${steps} to go` +
+    (ended || evalCut ? evalCut : ` (step ${done + 1}, cut short by the stop, starts over)`)
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ export * from './resumed-run.js';
 export * from './router.js';
 export * from './step-metrics.js';
 export * from './train-config.js';
+export { evalDueAfter } from './train-eval.js';
 export * from './train-loop.js';
 export * from './train-options.js';
 export * from './train-store.js';

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { everyAttemptLost, inProcessRunner } from '../attempt-runner.js';
 import type { Environment } from '../environment.js';
 import { ConfigError, namingFile } from '../errors.js';
-import { evaluate } from '../evaluate.js';
 import { formatZodError } from '../jsonl.js';
 import { deriveSeed } from '../random.js';
 import type { Task } from '../task.js';
@@ -15,6 +14,7 @@ import { outcomesByHarness, RandomRouter, type RescueRouter } from './router.js'
 import { scoredTrajectory } from './scored.js';
 import type { StepMetrics } from './step-metrics.js';
 import { requirePool, TrainConfig } from './train-config.js';
+import { evalDueAfter, h0Evaluator } from './train-eval.js';
 import { checkTrainOptions, checkUpdate, type TrainOptions } from './train-options.js';
 import {
   type Checkpoint,
@@ -88,32 +88,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     const startedAt = performance.now();
     const elapsedMs = () => earlierMs + performance.now() - startedAt;
 
-    const evaluateUnderH0 = async (step: number): Promise<EvalPoint> => {
-      options.onProgress?.({ step, steps: config.steps, phase: 'eval' });
-      const { summary, trajectories } = await evaluate({
-        environment,
-        taskSet: { tasks: [...options.tasks.test], unloadable: [] },
-        split: 'test',
-        harness: h0,
-        policy: trainer.policy,
-        k: config.evalK,
-        seed: deriveSeed(config.seed, 'eval', step),
-        concurrency: config.concurrency,
-        runId: `${options.dir}#eval-${step}`,
-        ...(options.runner ? { runner: options.runner, attemptIdPrefix: `eval-${step}:` } : {}),
-        maxInfraRetries: config.maxInfraRetries,
-        ...(options.signal ? { signal: options.signal } : {}),
-        onProgress: ({ completed, total }) =>
-          options.onProgress?.({ step, steps: config.steps, phase: 'eval', attempts: { done: completed, total } }),
-      });
-      options.signal?.throwIfAborted(); // attempts an interrupt cut short are no outage
-      const when = step === 0 ? 'before training' : `after step ${step}`;
-      if (summary.unscoredTasks.length === summary.tasks)
-        throw everyAttemptLost(`the evaluation under H0 ${when}`, trajectories);
-      const point = { step, passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: config.evalK };
-      options.onProgress?.({ step, steps: config.steps, phase: 'eval', eval: point });
-      return point;
-    };
+    const evaluateUnderH0 = h0Evaluator(options, config, environment, h0, trainer);
 
     const runner = options.runner ?? inProcessRunner(config.concurrency);
     const runPlans = async (
@@ -171,6 +146,10 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     if (!checkpoint) {
       if (config.evalBefore !== false) evals.push(await evaluateUnderH0(0));
       await store.writeCheckpoint(checkpointAfter(0));
+    } else if (evalDueAfter(config, checkpoint.step) && !evals.some((point) => point.step === checkpoint.step)) {
+      // Stopped during the evaluation after its last step: that step is kept, its evaluation runs now.
+      evals.push(await evaluateUnderH0(checkpoint.step, true));
+      await store.commitEval(evals.at(-1) as EvalPoint, checkpointAfter(checkpoint.step));
     }
 
     for (let step = (checkpoint?.step ?? 0) + 1; step <= config.steps; step += 1) {
@@ -356,12 +335,6 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         trainer: update.stats,
         durationMs: performance.now() - stepStart,
       };
-      if ((config.evalEvery && step % config.evalEvery === 0) || step === config.steps) {
-        const point = await evaluateUnderH0(step);
-        evals.push(point);
-        stepMetrics.eval = { passAtK: point.passAtK, avgAtK: point.avgAtK, k: point.k };
-      }
-
       totals.groups += batch.length;
       // A checkpoint from before retained groups were counted had every group retained.
       totals.retainedGroups = (totals.retainedGroups ?? totals.groups - batch.length) + metrics.retainedGroups;
@@ -375,6 +348,13 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       totals.retainedReward += metrics.retainedReward;
       totals.infraErrors += infraErrors;
       await store.commitStep(allTrajectories, stepMetrics, checkpointAfter(step));
+      // After the step is kept: a run stopped during its evaluation resumes with that evaluation.
+      if (evalDueAfter(config, step)) {
+        const point = await evaluateUnderH0(step);
+        evals.push(point);
+        stepMetrics.eval = { passAtK: point.passAtK, avgAtK: point.avgAtK, k: point.k };
+        await store.commitEval(point, checkpointAfter(step));
+      }
       options.onProgress?.({ step, steps: config.steps, phase: 'done', metrics: stepMetrics });
     }
 

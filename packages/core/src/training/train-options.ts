@@ -24,6 +24,11 @@ export interface TrainProgress {
    * are left out of the groups handed to the trainer, so those groups are short of attempts.
    */
   lost?: { attempts: number; of: number; groups: number };
+  /**
+   * Of the eval phase: the evaluation after a step recorded before the run was stopped (during
+   * that evaluation), run on resume; no 'done' follows it, the step's line was reported then.
+   */
+  catchUp?: boolean;
 }
 
 export interface TrainOptions<T extends Task> {

@@ -101,6 +101,66 @@ describe('the training loop, when attempts are lost or cut short', () => {
     expect(JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8')).step).toBe(0);
   });
 
+  it('keeps a step whose evaluation an interrupt cut short, and runs that evaluation first on resume', async () => {
+    // A step handed to an outside trainer must not be sampled (and handed over) again for a stop in its evaluation.
+    const config = {
+      method: 'grpo' as const,
+      steps: 2,
+      batchSize: 3,
+      k: 2,
+      evalK: 1,
+      evalEvery: 1,
+      maxInfraRetries: 0,
+    };
+    const whole = await refusalSetup();
+    await train({ ...whole.base, config, dir: whole.dir });
+
+    const stop = new AbortController();
+    const cut = failingWhen(
+      () => stop.signal.aborted,
+      () => new InfrastructureError('container 1cf4 was removed', { code: 'sandbox-gone' }),
+    );
+    const { base, dir } = await refusalSetup();
+    const first = { ...recordingTrainer(), policy: cut };
+    const stopped = train({
+      ...base,
+      trainer: first,
+      config,
+      dir,
+      signal: stop.signal,
+      onProgress: (progress) => {
+        if (progress.step === 1 && progress.phase === 'eval') stop.abort(new Error('interrupted by SIGINT'));
+      },
+    });
+    await expect(stopped).rejects.toThrow('interrupted by SIGINT');
+    expect(first.updates).toHaveLength(1);
+    const kept = JSON.parse(await readFile(join(dir, 'checkpoints', 'latest.json'), 'utf8'));
+    expect([kept.step, kept.evals.map((point: { step: number }) => point.step)]).toEqual([1, [0]]);
+    expect((await readStepMetrics(dir)).map((line) => [line.step, line.eval])).toEqual([[1, undefined]]);
+
+    const second = recordingTrainer();
+    const seen: string[] = [];
+    const summary = await train({
+      ...base,
+      trainer: second,
+      config,
+      dir,
+      resume: true,
+      onProgress: ({ phase, step, eval: point, catchUp }) => {
+        if (point || phase === 'done') seen.push(`${phase} ${step}${catchUp ? ' catch-up' : ''}`);
+      },
+    });
+    // Step 1 is not sampled again: one update on resume, for step 2.
+    expect(second.updates).toHaveLength(1);
+    expect(seen).toEqual(['eval 1 catch-up', 'eval 2', 'done 2']);
+    const comparable = (lines: Awaited<ReturnType<typeof readStepMetrics>>) =>
+      lines.map(({ durationMs: _, ...line }) => line);
+    expect(comparable(await readStepMetrics(dir))).toEqual(comparable(await readStepMetrics(whole.dir)));
+    const uninterrupted = JSON.parse(await readFile(join(whole.dir, 'summary.json'), 'utf8'));
+    expect(summary.evals).toEqual(uninterrupted.evals);
+    expect(summary.evals.map((point) => point.step)).toEqual([0, 1, 2]);
+  });
+
   it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {
     // The model server is up for the evaluation before training, then down.
     let down = false;

@@ -163,7 +163,7 @@ const steps = (list: number[]): string =>
 
 /**
  * A training run folder. Each step's trajectories and metrics are appended in one go after the
- * step, then the checkpoint is replaced atomically; a run killed at any moment resumes from the
+ * step, then the checkpoint is replaced atomically (and again with its evaluation, when one is due); a run killed at any moment resumes from the
  * last checkpoint, and whatever was written after it is dropped, so no group is lost or doubled.
  */
 export class TrainStore {
@@ -264,6 +264,22 @@ export class TrainStore {
     await this.append(trainFiles.trajectories, trajectories);
     await this.append(trainFiles.metrics, [metrics]);
     await this.writeCheckpoint(checkpoint);
+  }
+
+  /**
+   * Writes the evaluation after a kept step: into that step's metrics line, then the checkpoint
+   * that holds it. A run stopped in between evaluates again on resume (with the same seed, so to
+   * the same point) and writes both again.
+   */
+  async commitEval(point: EvalPoint, checkpoint: Checkpoint): Promise<void> {
+    const path = join(this.dir, trainFiles.metrics);
+    const lines = (await readJsonl(path, { tolerateTornTail: true })).map(({ value }) =>
+      (value as { step?: number }).step === point.step
+        ? { ...(value as object), eval: { passAtK: point.passAtK, avgAtK: point.avgAtK, k: point.k } }
+        : value,
+    );
+    await writeFileAtomic(path, lines.length ? `${lines.map((line) => JSON.stringify(line)).join('\n')}\n` : '');
+    await writeJsonAtomic(join(this.dir, trainFiles.checkpoint), checkpoint);
   }
 
   /** The policy snapshot of the checkpoint's step, then the checkpoint itself. */
