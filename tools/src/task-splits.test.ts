@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type Environment, type Task, type TaskSource } from '@harness-s/core';
 import { describe, expect, it } from 'vitest';
-import { keepSplitFile, loadSplitOrFile, loadSplitTasks, loadTaskSplits, recordedSplit } from './task-splits.js';
+import {
+  keepSplitFile,
+  loadSplitOrFile,
+  loadSplitTasks,
+  loadTaskSplits,
+  otherSplitsOf,
+  recordedSplit,
+} from './task-splits.js';
 
 /** An environment that records what it was asked to load and makes ten tasks of it. */
 function recordingEnvironment(splits: string[]): { environment: Environment; asked: TaskSource[] } {
@@ -117,5 +124,25 @@ describe('--split', () => {
     expect(recordedSplit(join(dir, 'run'), { split: kept })).toBe(file);
     await writeFile(file, 'a_1\r\nb_3\r\n');
     expect(() => recordedSplit(join(dir, 'run'), { split: kept })).toThrow(/has changed since/);
+  });
+});
+
+describe('a task not in the split asked for', () => {
+  it('is looked for in the other splits the environment ships, which are named with the flag to give', async () => {
+    // Ids name their split; split `broken` cannot be read and is passed over.
+    const environment = {
+      splits: ['dev', 'test', 'broken'],
+      async loadTasks({ split }: TaskSource) {
+        if (split === 'broken') throw new ConfigError('broken: no such file');
+        return { tasks: [{ id: `${split}-1` }, { id: `${split}-2` }], unloadable: [{ id: `${split}-9`, reason: '' }] };
+      },
+    } as unknown as Environment;
+    expect(await otherSplitsOf(environment, ['test-1', 'test-9', 'dev-2', 'gone'], 'dev')).toBe(
+      ' (test-1, test-9 are in split test: --split test)',
+    );
+    expect(await otherSplitsOf(environment, ['dev-1', 'test-2'])).toBe(
+      ' (dev-1 is in split dev: --split dev; test-2 is in split test: --split test)',
+    );
+    expect(await otherSplitsOf(environment, ['gone'], 'dev')).toBe('');
   });
 });

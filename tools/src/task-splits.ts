@@ -233,3 +233,25 @@ export async function loadSplitTasks<T extends Task>(
   const splits = await loadTaskSplits(environment, from);
   return { taskSet: { tasks: splits[cut], unloadable: [] }, name: `${cut} (${splits.source})` };
 }
+
+/**
+ * Where else the environment ships tasks a command named and did not find in its split:
+ * ` (task-7 is in split test: --split test)`, or '' (nowhere else).
+ */
+export async function otherSplitsOf(
+  environment: Environment,
+  ids: readonly string[],
+  current?: string,
+): Promise<string> {
+  const found: string[] = [];
+  for (const split of environment.splits) {
+    if (split === current) continue;
+    const loaded = await environment.loadTasks({ split }).catch(() => undefined);
+    if (!loaded) continue;
+    const here = new Set([...loaded.tasks.map((task) => task.id), ...loaded.unloadable.map((item) => item.id)]);
+    const which = ids.filter((id) => here.has(id));
+    if (which.length)
+      found.push(`${which.join(', ')} ${which.length > 1 ? 'are' : 'is'} in split ${split}: --split ${split}`);
+  }
+  return found.length ? ` (${found.join('; ')})` : '';
+}

@@ -33,7 +33,7 @@ import { createProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, checkSameEvaluation, flagsForResume, flagsToRecord, recordedFlagsChecked } from '../resume.js';
 import { rank1Routing } from '../routing.js';
-import { loadSplitTasks, someLoaded } from '../task-splits.js';
+import { loadSplitTasks, otherSplitsOf, someLoaded } from '../task-splits.js';
 
 export interface EvalFlags extends SimulatedSettingsFlags {
   env: string;
@@ -78,14 +78,24 @@ export interface EvalFlags extends SimulatedSettingsFlags {
  * Keeps the tasks named by `--tasks` and the first `--limit`; unknown ids are an error. A limit that
  * leaves tasks out reports only the unloadable tasks `--tasks` named.
  */
-function selectTasks<T extends Task>(taskSet: TaskSet<T>, flags: EvalFlags): TaskSet<T> {
+async function selectTasks<T extends Task>(
+  taskSet: TaskSet<T>,
+  flags: EvalFlags,
+  environment: Environment<T>,
+  /** What the tasks were loaded from: `split dev`, or a task file. */
+  from: string,
+  split?: string,
+): Promise<TaskSet<T>> {
   let tasks = taskSet.tasks;
   let unloadable = taskSet.unloadable;
   if (flags.tasks?.length) {
     const known = new Set([...tasks.map((task) => task.id), ...taskSet.unloadable.map((item) => item.id)]);
     const missing = flags.tasks.filter((id) => !known.has(id));
     if (missing.length)
-      throw new ConfigError(`--tasks: no task ${missing.join(', ')} in this split`, { code: 'bad-flag' });
+      throw new ConfigError(
+        `--tasks: no task ${missing.join(', ')} in ${from}${await otherSplitsOf(environment, missing, split)}`,
+        { code: 'bad-flag' },
+      );
     const wanted = new Set(flags.tasks);
     tasks = tasks.filter((task) => wanted.has(task.id));
     unloadable = unloadable.filter((item) => wanted.has(item.id));
@@ -151,7 +161,11 @@ export async function runEval(
     const loaded = flags.data
       ? { taskSet: await environment.loadTasks({ file: flags.data }) }
       : await loadSplitTasks(environment, split, source?.cutFrom);
-    const taskSet = someLoaded(selectTasks(loaded.taskSet, flags), flags.data ?? `split ${split}`);
+    const from = flags.data ?? `split ${split}`;
+    const taskSet = someLoaded(
+      await selectTasks(loaded.taskSet, flags, environment, from, flags.data ? undefined : split),
+      from,
+    );
     checkCodeLanguage(harness, taskSet.tasks, '--harness');
     if (flags.policy === 'openai') await checkServedModel(flags);
     const splitName = loaded.name ?? taskSet.tasks[0]?.split ?? taskSet.unloadable[0]?.id.replace(/-\d+$/, '') ?? split;

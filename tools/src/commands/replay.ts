@@ -12,7 +12,7 @@ import {
 import { z } from 'zod';
 import { createEnvironment, defaultSplit, environmentOptions } from '../environments.js';
 import { leftoversOf, listenForInterrupts } from '../interrupts.js';
-import { loadSplitTasks } from '../task-splits.js';
+import { loadSplitTasks, otherSplitsOf } from '../task-splits.js';
 
 export interface ReplayFlags {
   env: string;
@@ -91,16 +91,17 @@ export async function runReplay(
   // (a container, a database and its roles) before exiting.
   const interrupts = shared ? undefined : listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   try {
+    const split = flags.split ?? defaultSplit(environment);
     const taskSet = flags.data
       ? await environment.loadTasks({ file: flags.data })
-      : (await loadSplitTasks(environment, flags.split ?? defaultSplit(environment))).taskSet;
+      : (await loadSplitTasks(environment, split)).taskSet;
     const task = taskSet.tasks.find((item) => item.id === flags.task);
     if (!task) {
       const unloadable = taskSet.unloadable.find((item) => item.id === flags.task);
       throw new ConfigError(
         unloadable
           ? `task ${flags.task} cannot be loaded: ${unloadable.reason}`
-          : `--task: no task ${flags.task} in this split`,
+          : `--task: no task ${flags.task} in ${flags.data ?? `split ${split}`}${await otherSplitsOf(environment, [flags.task], flags.data ? undefined : split)}`,
         { code: 'bad-flag' },
       );
     }
