@@ -1,7 +1,13 @@
 import { ConfigError, type Environment } from '@harness-s/core';
 import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
 import { cleanupDbbench, createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
-import { cleanupSwegym, createSwegymEnvironment, type SandboxKind, sandboxFor } from '@harness-s/env-swegym';
+import {
+  type CleanedContainer,
+  cleanupSwegym,
+  createSwegymEnvironment,
+  type SandboxKind,
+  sandboxFor,
+} from '@harness-s/env-swegym';
 import type { EnvironmentEntry } from './environment-entry.js';
 
 const dbbench: EnvironmentEntry = {
@@ -73,8 +79,13 @@ const swegym: EnvironmentEntry = {
           `removed container ${container.id.slice(0, 12)} (run ${container.run}, owner pid ${container.ownerPid})`,
       ),
       ...(report.removedDirectories ? [`removed ${report.removedDirectories} local sandbox directories`] : []),
+      ...liveRuns(report.liveContainers),
       ...(report.removedContainers.length === 0 && report.removedDirectories === 0
-        ? [report.dockerReachable ? 'nothing to clean' : 'no local sandbox directories to clean']
+        ? [
+            report.dockerReachable
+              ? `nothing ${report.liveContainers.length ? 'else ' : ''}to clean`
+              : 'no local sandbox directories to clean',
+          ]
         : []),
     ];
   },
@@ -93,3 +104,19 @@ const appworld: EnvironmentEntry = {
 
 /** The environments this package ships, in `--env` order. */
 export const builtInEnvironments: readonly EnvironmentEntry[] = [dbbench, swegym, appworld];
+
+/** One line per live run whose containers cleanup left alone, as DBBench's cleanup says of its runs. */
+function liveRuns(containers: readonly CleanedContainer[]): string[] {
+  const runs = new Map<string, CleanedContainer[]>();
+  for (const container of containers) {
+    const key = `${container.run}\0${container.ownerHost ?? ''}\0${container.ownerPid}`;
+    runs.set(key, [...(runs.get(key) ?? []), container]);
+  }
+  return [...runs.values()].map((held) => {
+    const [{ run, ownerPid, ownerHost }] = held as [CleanedContainer];
+    const owner = ownerHost
+      ? `a process on ${ownerHost}, which cannot be checked from here`
+      : `pid ${ownerPid}, still running`;
+    return `left run ${run} alone: ${held.length} container${held.length === 1 ? '' : 's'}, owned by ${owner} (--all removes them too)`;
+  });
+}

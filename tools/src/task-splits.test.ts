@@ -133,7 +133,7 @@ describe('a task not in the split asked for', () => {
     const environment = {
       splits: ['dev', 'test', 'broken'],
       async loadTasks({ split }: TaskSource) {
-        if (split === 'broken') throw new ConfigError('broken: no such file');
+        if (split === 'broken') throw new ConfigError('broken: no such file', { code: 'no-split' });
         return { tasks: [{ id: `${split}-1` }, { id: `${split}-2` }], unloadable: [{ id: `${split}-9`, reason: '' }] };
       },
     } as unknown as Environment;

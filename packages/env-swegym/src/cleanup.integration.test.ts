@@ -87,6 +87,12 @@ describe.runIf(enabled)('no container outlives its run', () => {
       });
       expect(await exited(cleanup)).toBe(0);
       expect(report).toMatch(new RegExp(`removed container \\w+ \\(run ${runLabel}`));
+      // ...and says which live run it left alone, and how to remove its containers anyway.
+      expect(report).toMatch(
+        new RegExp(
+          `left run ${liveLabel} alone: 1 container, owned by pid ${live.pid}, still running \\(--all removes them too\\)`,
+        ),
+      );
       expect(await containers(`${sandboxLabels.run}=${runLabel}`)).toEqual([]);
       // The live run's container is still there: its owner is alive.
       expect(await containers(`${sandboxLabels.run}=${liveLabel}`)).toHaveLength(1);

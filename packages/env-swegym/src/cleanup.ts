@@ -18,6 +18,8 @@ export interface SwegymCleanupReport {
   /** False when no Docker daemon answered (containers were not looked for). */
   dockerReachable: boolean;
   removedContainers: CleanedContainer[];
+  /** Containers of live runs (or of another machine's), left alone. */
+  liveContainers: CleanedContainer[];
   /** Local sandbox directories of processes that are gone. */
   removedDirectories: number;
 }
@@ -30,12 +32,14 @@ export interface SwegymCleanupReport {
 export async function cleanupSwegym(options: SwegymCleanupOptions = {}): Promise<SwegymCleanupReport> {
   const docker = defaultDockerClient();
   const dockerReachable = await dockerAvailable(docker);
+  const liveContainers: CleanedContainer[] = [];
   const removedContainers = dockerReachable
     ? await removeSwegymContainers(docker, {
         ...(options.runLabel ? { runLabel: options.runLabel } : {}),
         includeLive: options.includeLive ?? false,
+        onLeftAlone: (container) => liveContainers.push(container),
       })
     : [];
   const removedDirectories = await createLocalSandboxProvider().cleanup();
-  return { dockerReachable, removedContainers, removedDirectories };
+  return { dockerReachable, removedContainers, liveContainers, removedDirectories };
 }

@@ -95,6 +95,8 @@ export interface ContainerCleanupOptions {
    * Off by default, so cleanup never pulls containers from under a live run.
    */
   includeLive?: boolean;
+  /** Told of each container left alone because its run is live (or owned by another machine). */
+  onLeftAlone?: (container: CleanedContainer) => void;
 }
 
 /** A container that cleanup removed or kept. */
@@ -102,6 +104,8 @@ export interface CleanedContainer {
   id: string;
   run: string;
   ownerPid: number | null;
+  /** The machine whose process owns it, when that is not this one. */
+  ownerHost?: string;
 }
 
 /**
@@ -123,17 +127,22 @@ export async function removeSwegymContainers(
     const ownedHere = labels[sandboxLabels.ownerHost] === here && Number.isInteger(ownerPid);
     // A container owned by another machine cannot be judged here, so it counts as live.
     const live = !ownedHere || (ownerPid !== process.pid && processAlive(ownerPid));
-    if (live && !options.includeLive) continue;
+    const container: CleanedContainer = {
+      id: info.Id,
+      run: labels[sandboxLabels.run] ?? '',
+      ownerPid: Number.isInteger(ownerPid) ? ownerPid : null,
+      ...(labels[sandboxLabels.ownerHost] !== here ? { ownerHost: labels[sandboxLabels.ownerHost] ?? 'unknown' } : {}),
+    };
+    if (live && !options.includeLive) {
+      options.onLeftAlone?.(container);
+      continue;
+    }
     try {
       await docker.getContainer(info.Id).remove({ force: true, v: true });
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode !== 404) throw error;
     }
-    removed.push({
-      id: info.Id,
-      run: labels[sandboxLabels.run] ?? '',
-      ownerPid: Number.isInteger(ownerPid) ? ownerPid : null,
-    });
+    removed.push(container);
   }
   return removed;
 }
