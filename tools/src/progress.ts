@@ -1,6 +1,12 @@
 import { SingleBar } from 'cli-progress';
 
-/** Progress of long work on stderr: a live bar on a terminal, a line every 10% otherwise. */
+/** How long a log (not a terminal) goes without a progress line before one says the work goes on. */
+const heartbeatMs = 15_000;
+
+/**
+ * Progress of long work on stderr: a live bar on a terminal; otherwise a line every 10%, and one
+ * after each 15 s without a line (the first units may take long: containers starting, a model loading).
+ */
 export interface Progress {
   update(completed: number, detail: string): void;
   stop(): void;
@@ -18,18 +24,27 @@ export function createProgress(label: string, total: number): Progress {
     return { update: (completed, detail) => bar.update(completed, { detail }), stop: () => bar.stop() };
   }
   let reported = 0;
+  let lastDetail = 'under way';
   const start = Date.now();
+  const line = (completed: number, detail: string) => {
+    process.stderr.write(
+      `${label}: ${completed}/${total} | ${detail} | ${((Date.now() - start) / 1000).toFixed(1)} s\n`,
+    );
+    heartbeat.refresh();
+  };
+  const heartbeat = setInterval(() => line(reported, lastDetail), heartbeatMs);
+  heartbeat.unref();
   return {
     update(completed, detail) {
+      lastDetail = detail;
       const step = Math.max(1, Math.ceil(total / 10));
       if (completed === total || completed - reported >= step) {
         reported = completed;
-        process.stderr.write(
-          `${label}: ${completed}/${total} | ${detail} | ${((Date.now() - start) / 1000).toFixed(1)} s\n`,
-        );
+        line(completed, detail);
       }
+      if (completed === total) clearInterval(heartbeat);
     },
-    stop() {},
+    stop: () => clearInterval(heartbeat),
   };
 }
 
