@@ -1,12 +1,14 @@
+import { join } from 'node:path';
 import { everyAttemptLost } from '../attempt-runner.js';
 import type { Environment } from '../environment.js';
 import { evaluate } from '../evaluate.js';
 import type { Harness } from '../harness.js';
 import { deriveSeed } from '../random.js';
+import { writeLinesAtomic } from '../run-store.js';
 import type { Task } from '../task.js';
 import type { TrainConfig } from './train-config.js';
 import type { TrainOptions } from './train-options.js';
-import type { EvalPoint } from './train-store.js';
+import { type EvalPoint, evalTrajectoriesFile } from './train-store.js';
 import type { Trainer } from './trainer.js';
 
 /** Whether the run evaluates under H0 after `step`: every `evalEvery` steps, and after the last. */
@@ -46,6 +48,11 @@ export function h0Evaluator<T extends Task>(
     const when = step === 0 ? 'before training' : `after step ${step}`;
     if (summary.unscoredTasks.length === summary.tasks)
       throw everyAttemptLost(`the evaluation under H0 ${when}`, trajectories);
+    // Every attempt, for what a Pass@k leaves out: which tasks the policy solves after this step.
+    await writeLinesAtomic(
+      join(options.dir, evalTrajectoriesFile(step)),
+      trajectories.map((trajectory) => JSON.stringify(trajectory)),
+    );
     const point = { step, passAtK: summary.passAtK, avgAtK: summary.avgAtK, k: config.evalK };
     options.onProgress?.({ ...progress, eval: point });
     return point;

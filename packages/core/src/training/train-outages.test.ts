@@ -159,6 +159,18 @@ describe('the training loop, when attempts are lost or cut short', () => {
     const uninterrupted = JSON.parse(await readFile(join(whole.dir, 'summary.json'), 'utf8'));
     expect(summary.evals).toEqual(uninterrupted.evals);
     expect(summary.evals.map((point) => point.step)).toEqual([0, 1, 2]);
+    // Each evaluation's attempts are kept, the one run again after the stop as the uninterrupted run's.
+    const outcomes = async (folder: string, step: number) =>
+      (await readFile(join(folder, 'evals', `step-${step}.jsonl`), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .map(({ taskId, attempt, seed, evaluation }) => [taskId, attempt, seed, evaluation?.success]);
+    for (const step of [0, 1, 2]) {
+      const attempts = await outcomes(dir, step);
+      expect(attempts).toHaveLength(base.tasks.test.length * config.evalK);
+      expect(attempts).toEqual(await outcomes(whole.dir, step));
+    }
   });
 
   it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {

@@ -17,6 +17,12 @@ export const trainFiles = {
   summary: 'summary.json',
 } as const;
 
+/**
+ * Where a run keeps the attempts of its evaluation under H0 after step N (N = 0: before training),
+ * one trajectory per line, as `eval` writes them.
+ */
+export const evalTrajectoriesFile = (step: number): string => join('evals', `step-${step}.jsonl`);
+
 /** Where a run keeps the trainer's state after step N (N = 0: before training). */
 export const policySnapshotFile = (step: number): string => join('checkpoints', `policy-step-${step}.json`);
 
