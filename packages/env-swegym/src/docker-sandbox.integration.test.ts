@@ -4,7 +4,7 @@ import { dockerTestsEnabled } from './__fixtures__/docker.js';
 import { containerLabels } from './container-spec.js';
 import { createDockerSandboxProvider, removeSwegymContainers } from './docker-provider.js';
 import type { DockerSandbox } from './docker-sandbox.js';
-import { embeddedImage, embeddedInstancesPath } from './embedded-repos.js';
+import { embeddedImageName, embeddedInstancesPath } from './embedded-repos.js';
 import { loadSweInstances } from './records.js';
 import type { Workspace } from './swe-sandbox.js';
 
@@ -31,7 +31,7 @@ describe.runIf(enabled)('Docker sandbox', () => {
       repoPath: '/testbed',
       baseCommit: task.instance.baseCommit,
     };
-    sandbox = (await provider.create({ image: embeddedImage, labels })) as DockerSandbox;
+    sandbox = (await provider.create({ image: embeddedImageName(), labels })) as DockerSandbox;
     await sandbox.prepare(workspace);
   });
 
@@ -79,7 +79,7 @@ describe.runIf(enabled)('Docker sandbox', () => {
     const resetMs = performance.now() - resetStart;
     expect((await sandbox.exec('git status --porcelain')).stdout).toBe('');
     const createStart = performance.now();
-    const fresh = await provider.create({ image: embeddedImage, labels });
+    const fresh = await provider.create({ image: embeddedImageName(), labels });
     const createMs = performance.now() - createStart;
     await fresh.destroy();
     console.log(`reset ${resetMs.toFixed(0)} ms, new container ${createMs.toFixed(0)} ms`);
@@ -87,7 +87,7 @@ describe.runIf(enabled)('Docker sandbox', () => {
   });
 
   it("uses an image's own repository as the image holds it, for one episode: its reset is refused", async () => {
-    const single = await provider.create({ image: embeddedImage, labels, repository: 'image' });
+    const single = await provider.create({ image: embeddedImageName(), labels, repository: 'image' });
     try {
       expect(single.reusable).toBe(false);
       // As a SWE-bench image holds its repository: a tracked file changed while installing, a build product.
@@ -133,7 +133,7 @@ describe.runIf(enabled)('Docker sandbox', () => {
   });
 
   it('removes its container on destroy, even twice', async () => {
-    const extra = await provider.create({ image: embeddedImage, labels });
+    const extra = await provider.create({ image: embeddedImageName(), labels });
     await extra.destroy();
     await extra.destroy();
     await expect(provider.docker.getContainer(extra.id).inspect()).rejects.toMatchObject({ statusCode: 404 });

@@ -83,7 +83,7 @@ export class DockerSandbox implements SweSandbox {
       const status = (error as { statusCode?: number }).statusCode;
       if (status === 404) {
         throw new ConfigError(
-          `docker image ${options.image} not found; build it with .ci/docker.sh (embedded instances) or pull the instance's image`,
+          `docker image ${options.image} not found; for the embedded instances build it with .ci/docker.sh (HARNESS_S_SWEGYM_IMAGE names the image it builds, and the one used), for a SWE-Gym instance pull its image`,
           { code: 'image-missing', cause: error },
         );
       }

@@ -11,8 +11,14 @@ export const embeddedDataDir = fileURLToPath(new URL('../data/embedded/', import
 /** The generated SWE-bench-format records of the embedded instances. */
 export const embeddedInstancesPath = join(embeddedDataDir, 'instances.jsonl');
 
-/** The image the embedded instances run in under Docker (built by `.ci/docker.sh`). */
+/** The image the embedded instances run in under Docker by default (built by `.ci/docker.sh`). */
 export const embeddedImage = 'harness-s/swegym-embedded:1';
+
+/**
+ * The image the embedded instances run in: `HARNESS_S_SWEGYM_IMAGE` when set (the name
+ * `.ci/docker.sh` builds under the same variable), else `embeddedImage`.
+ */
+export const embeddedImageName = (): string => process.env['HARNESS_S_SWEGYM_IMAGE'] || embeddedImage;
 
 /**
  * Fixed author, committer and dates: the same files always make the same commit, so the

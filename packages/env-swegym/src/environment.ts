@@ -12,7 +12,7 @@ import {
 import { type ContainerLimits, containerLabels } from './container-spec.js';
 import type { RepositoryOverrides } from './conventions.js';
 import { createDockerSandboxProvider } from './docker-provider.js';
-import { embeddedInstancesPath } from './embedded-repos.js';
+import { embeddedImageName, embeddedInstancesPath } from './embedded-repos.js';
 import { SweEpisode } from './episode.js';
 import { GradeCache } from './grading.js';
 import type { SweTask } from './instance.js';
@@ -51,7 +51,7 @@ export interface SwegymEnvironmentOptions {
   repositoryOverrides?: RepositoryOverrides;
   /** Local git checkouts by repository, for real instances in the local sandbox. */
   localRepos?: Record<string, string>;
-  /** The image of the embedded instances (default `harness-s/swegym-embedded:1`). */
+  /** The image of the embedded instances (default: `HARNESS_S_SWEGYM_IMAGE`, else `harness-s/swegym-embedded:1`). */
   embeddedImage?: string;
   /** Time limit of one agent command (default 60 s). */
   commandTimeoutMs?: number;
@@ -126,7 +126,7 @@ export function createSwegymEnvironment(options: SwegymEnvironmentOptions = {}):
 
   const imageOf = (task: SweTask): string | undefined => {
     if (provider.kind !== 'docker') return undefined;
-    return task.embedded && options.embeddedImage ? options.embeddedImage : task.runtime.image;
+    return task.embedded ? (options.embeddedImage ?? embeddedImageName()) : task.runtime.image;
   };
   const workspaceOf = (task: SweTask): Workspace => {
     const { runtime, instance } = task;

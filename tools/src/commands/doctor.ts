@@ -1,6 +1,6 @@
 import { ConfigError } from '@harness-s/core';
 import { redactUrl } from '@harness-s/env-dbbench';
-import { defaultDockerClient, embeddedImage } from '@harness-s/env-swegym';
+import { defaultDockerClient, embeddedImageName } from '@harness-s/env-swegym';
 import { pingRedis, redactRedisUrl } from '@harness-s/queue';
 import { builtInEnvironments } from '../builtin-environments.js';
 import { environmentNames } from '../environments.js';
@@ -196,12 +196,12 @@ function plan(flags: DoctorFlags): Plan[] {
       },
     },
     {
-      part: `SWE-Gym image ${embeddedImage}`,
+      part: `SWE-Gym image ${embeddedImageName()}`,
       neededBy: 'swegym --sandbox docker on the embedded instances (built by .ci/docker.sh)',
       required: false,
       ...noDocker,
       run: async (signal) => {
-        await docker.getImage(embeddedImage).inspect();
+        await docker.getImage(embeddedImageName()).inspect();
         return oracleEpisode('swegym', { sandbox: 'docker' }, signal);
       },
     },

@@ -4,7 +4,7 @@
  * anyway and fail.
  */
 import { dockerAvailable, defaultDockerClient, imageExists } from '../docker-provider.js';
-import { embeddedImage } from '../embedded-repos.js';
+import { embeddedImageName } from '../embedded-repos.js';
 
 /** CI=true (or any value but false/0): integration tests must run. */
 export const inCi = (): boolean => !['', 'false', '0'].includes(process.env['CI'] ?? '');
@@ -14,7 +14,7 @@ export async function dockerTestsEnabled(): Promise<boolean> {
   const docker = defaultDockerClient();
   let reason: string | null = null;
   if (!(await dockerAvailable(docker))) reason = 'no Docker daemon answers (start one with .ci/docker.sh)';
-  else if (!(await imageExists(docker, embeddedImage))) reason = `image ${embeddedImage} is missing (build it with .ci/docker.sh)`;
+  else if (!(await imageExists(docker, embeddedImageName()))) reason = `image ${embeddedImageName()} is missing (build it with .ci/docker.sh)`;
   if (reason && !inCi()) {
     console.log(`skipping the Docker integration tests: ${reason}`);
     return false;

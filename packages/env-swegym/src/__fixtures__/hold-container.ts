@@ -4,9 +4,9 @@
  */
 import { containerLabels } from '../container-spec.js';
 import { createDockerSandboxProvider } from '../docker-provider.js';
-import { embeddedImage } from '../embedded-repos.js';
+import { embeddedImageName } from '../embedded-repos.js';
 
 const provider = createDockerSandboxProvider();
-const sandbox = await provider.create({ image: embeddedImage, labels: containerLabels(process.argv[2] ?? 'hold') });
+const sandbox = await provider.create({ image: embeddedImageName(), labels: containerLabels(process.argv[2] ?? 'hold') });
 process.stdout.write(`ready ${sandbox.id}\n`);
 setInterval(() => undefined, 60_000);

@@ -6,7 +6,7 @@
  */
 import type Docker from 'dockerode';
 import { execa } from 'execa';
-import { embeddedImage } from '../embedded-repos.js';
+import { embeddedImageName } from '../embedded-repos.js';
 
 export interface RepositoryImageOptions {
   /** A git repository on this machine, copied to /testbed. */
@@ -33,7 +33,7 @@ export async function makeRepositoryImage(docker: Docker, options: RepositoryIma
     `mkdir -p ${declaredVolume}`,
   ].join(' && ');
   const helper = await docker.createContainer({
-    Image: embeddedImage,
+    Image: embeddedImageName(),
     Cmd: ['/bin/sh', '-c', install],
     Labels: options.labels,
     HostConfig: { NetworkMode: 'none', LogConfig: { Type: 'none', Config: {} } },
