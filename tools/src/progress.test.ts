@@ -29,11 +29,24 @@ describe('progress in a log (stderr not a terminal)', () => {
     expect(lines.slice(2)).toEqual(['eval: 2/20 | 1 solved attempt']);
     vi.advanceTimersByTime(5_000);
     expect(lines.slice(3)).toEqual(['eval: 2/20 | 1 solved attempt']);
+    // A heartbeat says how far the work is, not only as far as the last 10% line.
     progress.update(3, '2 solved attempts');
     vi.advanceTimersByTime(15_000);
-    expect(lines.slice(4)).toEqual(['eval: 2/20 | 2 solved attempts']);
+    expect(lines.slice(4)).toEqual(['eval: 3/20 | 2 solved attempts']);
     progress.stop();
     vi.advanceTimersByTime(60_000);
     expect(lines).toHaveLength(5);
+  });
+
+  it('counts its times from when the work began, when that was before the first line', () => {
+    vi.useFakeTimers();
+    Object.defineProperty(process.stderr, 'isTTY', { value: false, configurable: true });
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    createProgress('step 1 base', 2, Date.now() - 5_000).update(2, '2 of 2 attempts');
+    expect(lines).toEqual(['step 1 base: 2/2 | 2 of 2 attempts | 5.0 s\n']);
   });
 });

@@ -12,7 +12,12 @@ export interface Progress {
   stop(): void;
 }
 
-export function createProgress(label: string, total: number): Progress {
+export function createProgress(
+  label: string,
+  total: number,
+  /** When the work began (`Date.now()`), if before this call: a log's times count from it. */
+  startedAt = Date.now(),
+): Progress {
   if (process.stderr.isTTY) {
     const bar = new SingleBar({
       format: `${label} [{bar}] {value}/{total} | {detail} | {duration_formatted} (eta {eta_formatted})`,
@@ -24,19 +29,18 @@ export function createProgress(label: string, total: number): Progress {
     return { update: (completed, detail) => bar.update(completed, { detail }), stop: () => bar.stop() };
   }
   let reported = 0;
-  let lastDetail = 'under way';
-  const start = Date.now();
+  let latest = { completed: 0, detail: 'under way' };
   const line = (completed: number, detail: string) => {
     process.stderr.write(
-      `${label}: ${completed}/${total} | ${detail} | ${((Date.now() - start) / 1000).toFixed(1)} s\n`,
+      `${label}: ${completed}/${total} | ${detail} | ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`,
     );
     heartbeat.refresh();
   };
-  const heartbeat = setInterval(() => line(reported, lastDetail), heartbeatMs);
+  const heartbeat = setInterval(() => line(latest.completed, latest.detail), heartbeatMs);
   heartbeat.unref();
   return {
     update(completed, detail) {
-      lastDetail = detail;
+      latest = { completed, detail };
       const step = Math.max(1, Math.ceil(total / 10));
       if (completed === total || completed - reported >= step) {
         reported = completed;
@@ -60,11 +64,11 @@ export function partsProgress() {
     bar = undefined;
   };
   return {
-    update(part: string, label: string, done: number, total: number, detail: string) {
+    update(part: string, label: string, done: number, total: number, detail: string, startedAt?: number) {
       if (!bar || part !== current) {
         bar?.stop();
         current = part;
-        bar = createProgress(label, total);
+        bar = createProgress(label, total, startedAt);
       }
       bar.update(done, detail);
       if (done === total) stop();

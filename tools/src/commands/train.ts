@@ -255,10 +255,14 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
       },
       onProgress: (progress) => {
         if (progress.attempts) {
-          // A model's attempts take minutes a phase: a bar for them (the simulated policy's take a second).
-          if (served && !flags.quiet) attemptsBar.show(progress.step, progress.phase, progress.attempts);
+          // A model's attempts take minutes a phase: a bar for them. The simulated policy's take a
+          // second, except where episodes are slow (containers): a bar once a phase has run 10 s.
+          if (!flags.quiet && (served || attemptsBar.runFor(progress.step, progress.phase) > 10_000))
+            attemptsBar.show(progress.step, progress.phase, progress.attempts);
           return;
         }
+        if (progress.phase === 'base' || progress.phase === 'rescue' || progress.phase === 'eval')
+          attemptsBar.begin(progress.step, progress.phase);
         if (progress.lost) {
           // Before the update: what the trainer (and --on-batch) is handed lacks these attempts.
           const { attempts, of, groups } = progress.lost;
@@ -349,7 +353,15 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
 /** A progress bar per phase of a step that runs attempts (base, rescue, eval), replaced as phases change. */
 function phaseProgress() {
   const bars = partsProgress();
+  const began = new Map<string, number>();
   return {
+    /** A phase starts (before its first attempt). */
+    begin: (step: number, phase: string) => {
+      began.clear();
+      began.set(`${step}:${phase}`, Date.now());
+    },
+    /** How long a phase has run, in ms (0 for one not begun). */
+    runFor: (step: number, phase: string) => Date.now() - (began.get(`${step}:${phase}`) ?? Date.now()),
     show: (step: number, phase: string, { done, total }: { done: number; total: number }) =>
       bars.update(
         `${step}:${phase}`,
@@ -357,6 +369,7 @@ function phaseProgress() {
         done,
         total,
         `${done} of ${total} attempts`,
+        began.get(`${step}:${phase}`),
       ),
     stop: bars.stop,
   };
