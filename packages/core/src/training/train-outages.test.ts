@@ -23,6 +23,16 @@ const failingWhen = (down: () => boolean, error: () => Error): Policy => ({
   },
 });
 
+/** A signal to interrupt a run with, and the test policy whose turns then fail as an interrupt's closed sandboxes do. */
+const interruptible = () => {
+  const stop = new AbortController();
+  const cut = failingWhen(
+    () => stop.signal.aborted,
+    () => new InfrastructureError('container 1cf4 was removed', { code: 'sandbox-gone' }),
+  );
+  return { stop, cut };
+};
+
 describe('the training loop, when attempts are lost or cut short', () => {
   it('counts the effective-group rate over retained groups: a group lost to infrastructure errors is none', async () => {
     let starts = 0;
@@ -79,11 +89,7 @@ describe('the training loop, when attempts are lost or cut short', () => {
   it('stops as interrupted, recording nothing of the step, when an interrupt cuts its attempts short', async () => {
     // An interrupt closes the sandboxes under the running attempts: they end in infrastructure errors.
     // It comes before step 1 is under way (the evaluation before training ends, then the signal).
-    const stop = new AbortController();
-    const cut = failingWhen(
-      () => stop.signal.aborted,
-      () => new InfrastructureError('container 1cf4 was removed', { code: 'sandbox-gone' }),
-    );
+    const { stop, cut } = interruptible();
     const { base, dir } = await refusalSetup();
     const trainer = { ...recordingTrainer(), policy: cut };
     const run = train({
@@ -115,11 +121,7 @@ describe('the training loop, when attempts are lost or cut short', () => {
     const whole = await refusalSetup();
     await train({ ...whole.base, config, dir: whole.dir });
 
-    const stop = new AbortController();
-    const cut = failingWhen(
-      () => stop.signal.aborted,
-      () => new InfrastructureError('container 1cf4 was removed', { code: 'sandbox-gone' }),
-    );
+    const { stop, cut } = interruptible();
     const { base, dir } = await refusalSetup();
     const first = { ...recordingTrainer(), policy: cut };
     const stopped = train({
