@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resumeLine } from './train.js';
+import { resumeLine } from './train-progress.js';
 
 describe('a continued training run', () => {
   it('says where it picks up and what it does again', async () => {

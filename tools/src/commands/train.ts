@@ -5,22 +5,19 @@ import {
   BatchExportTrainer,
   ConfigError,
   countOf,
-  evalDueAfter,
   InfrastructureError,
   lockRunFolder,
   RandomRouter,
-  readJson,
   readTrainConfig,
   requirePool,
   type Trainer,
   type TrainMethod,
   type TrainSummary,
   train,
-  trainFiles,
 } from '@harness-s/core';
 import { SimulatedGrpoTrainer, SimulatedPolicy } from '@harness-s/policy';
 import { createQueueRunner, formatQueueEvent, pingRedis, type QueueRunner, redactRedisUrl } from '@harness-s/queue';
-import { AdaptiveRouter, type ProfilingProgress, readProfiles } from '@harness-s/router';
+import { AdaptiveRouter, readProfiles } from '@harness-s/router';
 import { builtInDiagnosis, failureRankerWeight, warnWithoutFailures, withFailureRanker } from '../diagnosis.js';
 import { actionsOf, createEnvironment, environmentOptions } from '../environments.js';
 import { percent, renderTable } from '../format.js';
@@ -28,7 +25,6 @@ import { leftoversOf, listenForInterrupts } from '../interrupts.js';
 import { profileSummarizer, routerRankers } from '../llm.js';
 import { checkServedModel, noteUnknownSimSkills, simulatedSettings, simulatedSettingsText } from '../policies.js';
 import { loadPoolHarnesses } from '../pool.js';
-import { partsProgress } from '../progress.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord, recordedFlagsChecked } from '../resume.js';
 import { keepSplitFile, keptSplit, loadTaskSplits, type RecordedSplit, recordedSplit } from '../task-splits.js';
@@ -47,6 +43,7 @@ import {
   trainChangeable,
   trainSettingFlags,
 } from './train-flags.js';
+import { anchoringProgress, phaseProgress, resumeLine } from './train-progress.js';
 
 /** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
 function variantsLine(summary: TrainSummary): string {
@@ -348,65 +345,4 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
       await environment.close();
     });
   }
-}
-
-/** A progress bar per phase of a step that runs attempts (base, rescue, eval), replaced as phases change. */
-function phaseProgress() {
-  const bars = partsProgress();
-  const began = new Map<string, number>();
-  return {
-    /** A phase starts (before its first attempt). */
-    begin: (step: number, phase: string) => {
-      began.clear();
-      began.set(`${step}:${phase}`, Date.now());
-    },
-    /** How long a phase has run, in ms (0 for one not begun). */
-    runFor: (step: number, phase: string) => Date.now() - (began.get(`${step}:${phase}`) ?? Date.now()),
-    show: (step: number, phase: string, { done, total }: { done: number; total: number }) =>
-      bars.update(
-        `${step}:${phase}`,
-        `${step === 0 && phase === 'eval' ? 'before training' : `step ${step}`} ${phase}`,
-        done,
-        total,
-        `${done} of ${total} attempts`,
-        began.get(`${step}:${phase}`),
-      ),
-    stop: bars.stop,
-  };
-}
-
-/** What a continued run says first: where it picks up, and what it does again. */
-export async function resumeLine(dir: string, steps: number, evalEvery?: number): Promise<string> {
-  const path = join(dir, trainFiles.checkpoint);
-  const checkpoint = existsSync(path) ? ((await readJson(path)) as { step?: number; evals?: { step?: number }[] }) : {};
-  const done = checkpoint.step;
-  if (done === undefined) return `Continuing ${dir}: no checkpoint yet, so it starts again from the beginning`;
-  // Stopped during the evaluation after its last step: the step is kept, the evaluation runs again.
-  const evalCut =
-    evalDueAfter({ steps, evalEvery }, done) && !checkpoint.evals?.some((point) => point.step === done)
-      ? `; the evaluation under H0 after step ${done}, cut short by the stop, runs first`
-      : '';
-  if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done${evalCut}`;
-  const ended = existsSync(join(dir, trainFiles.summary));
-  return (
-    `Continuing ${dir}${ended ? `, which ended after step ${done}` : ` from its checkpoint after step ${done}`}: steps ${done + 1}-${steps} to go` +
-    (ended || evalCut ? evalCut : ` (step ${done + 1}, cut short by the stop, starts over)`)
-  );
-}
-
-/**
- * Progress of the router's (re-)anchorings: H0 and every variant on the validation tasks, which
- * with a served model is most of a run's episodes before its first step.
- */
-function anchoringProgress() {
-  const bars = partsProgress();
-  const onProfiling = ({ harnessId, done, total, tasks, step }: ProfilingProgress) =>
-    bars.update(
-      String(step),
-      `router: anchoring profiles (step-${step} policy, ${tasks} tasks)`,
-      done,
-      total,
-      harnessId,
-    );
-  return { onProfiling, stop: bars.stop };
 }
