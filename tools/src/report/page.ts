@@ -7,6 +7,7 @@ import type { RunFolder } from './run-folder.js';
 import { documentHtml } from './shell.js';
 import { mean, percentText, unique } from './stats.js';
 import { tablesSection } from './tables.js';
+import { testTasksSection } from './test-tasks.js';
 import type { PickedGroup } from './trajectory-picker.js';
 import { viewerSection } from './viewer.js';
 
@@ -104,6 +105,7 @@ export function renderPage(folder: RunFolder, groups: readonly PickedGroup[], op
   const warnings = folder.warnings.length
     ? `<details class="warnings"><summary>${folder.warnings.length} part${folder.warnings.length > 1 ? 's' : ''} of the folder could not be read</summary><pre>${escapeHtml(folder.warnings.join('\n'))}</pre></details>`
     : '';
+  const tasks = testTasksSection(folder.runs);
   return documentHtml(
     `${title}: ${basename(folder.dir)}`,
     `<header class="top"><div class="wrap">
@@ -111,12 +113,12 @@ export function renderPage(folder: RunFolder, groups: readonly PickedGroup[], op
 <p class="subtitle">${escapeHtml(basename(folder.dir))}${escapeHtml(created)} · ${folder.runs.length} training run${folder.runs.length === 1 ? '' : 's'} · every evaluation under the base harness H0</p>
 ${settingsChips(folder)}
 </div></header>
-<nav class="sections"><div class="wrap"><a href="#results">Results</a><a href="#curves">Training curves</a><a href="#trajectories">Trajectories</a></div></nav>
+<nav class="sections"><div class="wrap"><a href="#results">Results</a><a href="#curves">Training curves</a>${tasks ? '<a href="#test-tasks">Test tasks</a>' : ''}<a href="#trajectories">Trajectories</a></div></nav>
 <main class="wrap">
 ${headlines(folder)}
 <section id="results"><h2>Results</h2>${tablesSection(folder)}</section>
 <section id="curves"><h2>Training curves</h2><p class="section-note">Shaded bands are ± one standard deviation over seeds; hover a point for its value.</p>${chartsSection(folder)}</section>
-<section id="trajectories"><h2>Trajectories: rescue side by side</h2>${viewerSection(groups)}</section>
+${tasks ? `<section id="test-tasks"><h2>Test tasks</h2>${tasks}</section>\n` : ''}<section id="trajectories"><h2>Trajectories: rescue side by side</h2>${viewerSection(groups)}</section>
 <footer>Generated ${escapeHtml(options.generatedAt ?? new Date().toISOString())} by <code>harness-s report</code> from <code>${escapeHtml(basename(folder.dir))}</code>.${warnings}</footer>
 </main>`,
   );

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, type Trajectory } from '@harness-s/core';
@@ -280,6 +280,45 @@ describe('harness-s report', () => {
     await expect(readRunFolder(empty)).rejects.toThrow(
       /is none of what a report reads: a reproduction \(results\.json\), a finished training run or an evaluation/,
     );
+  });
+
+  it('shows which test tasks a run unlocked and lost between its first and last evaluation', async () => {
+    const dir = await reproductionFolder();
+    const run = join(dir, 'train', 'dbbench', 'main', 'harness-s', 'seed-1');
+    await writeFile(join(run, 'config.json'), JSON.stringify({ command: 'train', env: 'dbbench' }));
+    const attempts = (step: number, solved: Record<string, number>) =>
+      Object.entries(solved).flatMap(([task, count]) =>
+        [0, 1, 2].map((attempt) =>
+          trajectory(task, 'h0', attempt, attempt < count, { step, role: 'base', retained: false }),
+        ),
+      );
+    await mkdir(join(run, 'evals'));
+    // t-1 unlocked, t-2 lost, t-3 solved more often, t-4 the same; step 1's evaluation is not compared.
+    await writeFile(join(run, 'evals', 'step-0.jsonl'), jsonl(attempts(0, { 't-1': 0, 't-2': 2, 't-3': 1, 't-4': 3 })));
+    await writeFile(join(run, 'evals', 'step-1.jsonl'), jsonl(attempts(1, { 't-1': 3, 't-2': 3, 't-3': 3, 't-4': 3 })));
+    await writeFile(
+      join(run, 'evals', 'step-2.jsonl'),
+      `${jsonl(attempts(2, { 't-1': 1, 't-2': 0, 't-3': 3, 't-4': 3 }))}{"taskId":"t-`,
+    );
+    const folder = await readRunFolder(run);
+    expect(
+      folder.runs[0]?.outcomes?.tasks.map(({ taskId, before, after }) => [taskId, before.solved, after.solved]),
+    ).toEqual([
+      ['t-1', 0, 1],
+      ['t-2', 2, 0],
+      ['t-3', 1, 3],
+      ['t-4', 3, 3],
+    ]);
+    const html = await renderReport(run, { generatedAt: 'fixed' });
+    const text = html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(text).toContain('harness-s 1 3 of 4 3 of 4 1 1');
+    expect(text).toContain('Test tasks whose solved attempts changed (3 of 4)');
+    expect(text).toContain('t-1 0 of 3 1 of 3 t-2 2 of 3 0 of 3 t-3 1 of 3 3 of 3');
+    expect(text).not.toContain('t-4 3 of 3');
+    // A run with one evaluation kept (or none) has nothing to compare: no section.
+    await rm(join(run, 'evals', 'step-2.jsonl'));
+    await rm(join(run, 'evals', 'step-1.jsonl'));
+    expect(await renderReport(run, { generatedAt: 'fixed' })).not.toContain('id="test-tasks"');
   });
 
   it('is the report command, writing RUN_DIR/report.html or --out', async () => {

@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { InputError } from '@harness-s/core';
 import { z } from 'zod';
 import { RescueStudyFile, RescueStudySummary, summarizeRescueStudy } from '../rescue-study-summary.js';
+import { readTaskOutcomes, type TaskOutcomes } from './test-tasks.js';
 
 // Everything here is read leniently: a report must still render for a reproduction that was
 // interrupted, for a folder from an older version, or for a single training run.
@@ -113,6 +114,8 @@ export interface ReportRun {
   dir: string | null;
   steps: ReportStep[];
   router: RouterLine[];
+  /** Each test task in its first and last evaluation under H0, when the run kept them. */
+  outcomes: TaskOutcomes | null;
 }
 
 /** Everything the report shows about a run folder. */
@@ -252,6 +255,7 @@ export async function readRunFolder(dir: string): Promise<RunFolder> {
       dir: present,
       steps: present ? await readLines(ReportStep, join(present, 'metrics.jsonl')) : [],
       router: present ? await readLines(RouterLine, join(present, 'router.jsonl')) : [],
+      outcomes: present ? await readTaskOutcomes(present) : null,
     });
   }
   const pools: Record<string, ReportPoolSummary> = {};

@@ -20,10 +20,11 @@ function meanCell(values: readonly number[], best = false): string {
   return `<td class="num${best ? ' best' : ''}">${meanContent(values)}</td>`;
 }
 
-const methodCell = (method: string) =>
+export const methodCell = (method: string) =>
   `<td class="method"><span class="dot" style="--dot:${methodColor(method)}"></span>${escapeHtml(method)}</td>`;
 
-function table(caption: string, note: string, headers: readonly string[], rows: readonly string[]): string {
+/** A table card: caption, note, headers (from the third on, numbers) and rows. */
+export function table(caption: string, note: string, headers: readonly string[], rows: readonly string[]): string {
   return `<div class="table-card"><h3>${escapeHtml(caption)}</h3><p class="table-note">${escapeHtml(note)}</p><table><thead><tr>${headers
     .map((header, index) => `<th${index > 1 ? ' class="num"' : ''}>${escapeHtml(header)}</th>`)
     .join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;

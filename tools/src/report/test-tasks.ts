@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { escapeHtml } from './html.js';
+import type { ReportRun } from './run-folder.js';
+import { methodCell, table } from './tables.js';
+
+/** A test task's scored attempts in one evaluation under H0, and how many solved it. */
+export interface TaskScore {
+  solved: number;
+  attempts: number;
+}
+
+/** Each test task in a run's first and last evaluation under H0 (`evals/step-N.jsonl`). */
+export interface TaskOutcomes {
+  firstStep: number;
+  lastStep: number;
+  tasks: Array<{ taskId: string; before: TaskScore; after: TaskScore }>;
+}
+
+/** The scored attempts of one evaluation file, per task; unscored attempts (infrastructure errors) are not counted. */
+async function scoresOf(path: string): Promise<Map<string, TaskScore>> {
+  const scores = new Map<string, TaskScore>();
+  for (const raw of (await readFile(path, 'utf8')).split('\n')) {
+    if (!raw.trim()) continue;
+    let attempt: { taskId?: unknown; evaluation?: { success?: unknown } | null };
+    try {
+      attempt = JSON.parse(raw);
+    } catch {
+      continue; // a torn last line
+    }
+    if (typeof attempt.taskId !== 'string' || !attempt.evaluation) continue;
+    const score = scores.get(attempt.taskId) ?? { solved: 0, attempts: 0 };
+    score.attempts += 1;
+    if (attempt.evaluation.success === true) score.solved += 1;
+    scores.set(attempt.taskId, score);
+  }
+  return scores;
+}
+
+/** A run's first and last evaluations, task by task; null for a run that kept none (or only one). */
+export async function readTaskOutcomes(runDir: string): Promise<TaskOutcomes | null> {
+  const folder = join(runDir, 'evals');
+  if (!existsSync(folder)) return null;
+  const steps = (await readdir(folder))
+    .flatMap((name) => {
+      const match = /^step-(\d+)\.jsonl$/.exec(name);
+      return match ? [Number(match[1])] : [];
+    })
+    .sort((a, b) => a - b);
+  const firstStep = steps[0];
+  const lastStep = steps.at(-1);
+  if (firstStep === undefined || lastStep === undefined || firstStep === lastStep) return null;
+  const before = await scoresOf(join(folder, `step-${firstStep}.jsonl`));
+  const after = await scoresOf(join(folder, `step-${lastStep}.jsonl`));
+  const none = { solved: 0, attempts: 0 };
+  const tasks = [...new Set([...before.keys(), ...after.keys()])]
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .map((taskId) => ({ taskId, before: before.get(taskId) ?? none, after: after.get(taskId) ?? none }));
+  return { firstStep, lastStep, tasks };
+}
+
+const solvedOnce = (score: TaskScore) => score.solved > 0;
+const scoreText = (score: TaskScore) => (score.attempts ? `${score.solved} of ${score.attempts}` : 'not scored');
+const stepText = (step: number) => (step === 0 ? 'before training' : `after step ${step}`);
+
+/**
+ * Which test tasks training unlocked (solved at least once in the last evaluation, never in the
+ * first) and which it lost: per run, and for a single run, task by task.
+ */
+export function testTasksSection(runs: readonly ReportRun[]): string {
+  const studied = runs.flatMap((run) =>
+    run.outcomes && run.record.variant === 'main' ? [{ record: run.record, outcomes: run.outcomes }] : [],
+  );
+  if (studied.length === 0) return '';
+  const rows = studied.map(({ record, outcomes }) => {
+    const count = (pick: (task: TaskOutcomes['tasks'][number]) => boolean) => outcomes.tasks.filter(pick).length;
+    const cells = [
+      count((task) => solvedOnce(task.before)),
+      count((task) => solvedOnce(task.after)),
+      count((task) => !solvedOnce(task.before) && solvedOnce(task.after)),
+      count((task) => solvedOnce(task.before) && !solvedOnce(task.after)),
+    ];
+    return `<tr><td>${escapeHtml(record.env)}</td>${methodCell(record.method)}<td class="num">${record.seed}</td>${cells
+      .map((value, index) => `<td class="num">${index < 2 ? `${value} of ${outcomes.tasks.length}` : value}</td>`)
+      .join('')}</tr>`;
+  });
+  const summary = table(
+    'Test tasks solved at least once, first and last evaluation under H0',
+    'Unlocked: solved in the last evaluation and not in the first; lost: the other way round. From each run’s evals/ folder.',
+    ['Environment', 'Method', 'Seed', 'Solved first', 'Solved last', 'Unlocked', 'Lost'],
+    rows,
+  );
+  const only = studied.length === 1 ? studied[0] : undefined;
+  if (!only) return summary;
+  const { firstStep, lastStep, tasks } = only.outcomes;
+  const changed = tasks.filter(
+    (task) => task.before.solved / (task.before.attempts || 1) !== task.after.solved / (task.after.attempts || 1),
+  );
+  const shown = changed.slice(0, 200);
+  const detail = table(
+    `Test tasks whose solved attempts changed (${changed.length} of ${tasks.length})`,
+    `Solved attempts ${stepText(firstStep)} and ${stepText(lastStep)}${changed.length > shown.length ? `; the first ${shown.length} shown` : ''}.`,
+    ['Task', stepText(firstStep), stepText(lastStep)],
+    shown.map(
+      (task) =>
+        `<tr><td>${escapeHtml(task.taskId)}</td><td>${scoreText(task.before)}</td><td class="num">${scoreText(task.after)}</td></tr>`,
+    ),
+  );
+  return `${summary}\n${detail}`;
+}
