@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { escapeHtml } from './html.js';
+import { sortMethods } from './palette.js';
 import type { ReportRun } from './run-folder.js';
 import { methodCell, table } from './tables.js';
 
@@ -73,6 +74,14 @@ export function testTasksSection(runs: readonly ReportRun[]): string {
     run.outcomes && run.record.variant === 'main' ? [{ record: run.record, outcomes: run.outcomes }] : [],
   );
   if (studied.length === 0) return '';
+  // By environment, method (in the tables' order) and seed.
+  const methods = sortMethods(studied.map(({ record }) => record.method));
+  studied.sort(
+    (a, b) =>
+      a.record.env.localeCompare(b.record.env) ||
+      methods.indexOf(a.record.method) - methods.indexOf(b.record.method) ||
+      a.record.seed - b.record.seed,
+  );
   const rows = studied.map(({ record, outcomes }) => {
     const count = (pick: (task: TaskOutcomes['tasks'][number]) => boolean) => outcomes.tasks.filter(pick).length;
     const cells = [
