@@ -5,7 +5,7 @@
  *
  *   npx tsx --conditions=source examples/custom-trainer.ts [RUN_DIR]
  *
- * (or `node` on a build of it). `docs/library.md` walks through it.
+ * from the repository's root, after `npm ci`. `docs/library.md` walks through it.
  */
 import { pathToFileURL } from 'node:url';
 import {

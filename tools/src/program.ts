@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { evolveDefaults } from '@harness-s/harness-dsh';
 import { Command, Option } from 'commander';
 import { runCleanup } from './commands/cleanup.js';
 import { runCompare } from './commands/compare.js';
@@ -327,7 +328,7 @@ export function createProgram(): Command {
     )
     .addOption(new Option('--env <name>', 'environment').choices(environmentNames()).default('dbbench'))
     .addOption(baseOption(false))
-    .option('--rounds <n>', 'evolution rounds', integer('--rounds', 1), 3)
+    .option('--rounds <n>', 'evolution rounds', integer('--rounds', 1), evolveDefaults.rounds)
     .requiredOption('--out <dir>', 'the pool folder (rerun the same command to resume it)')
     .addOption(new Option('--policy <name>', 'who acts').choices([...policyNames]).default('sim'))
     .option('--split <name|file>', 'the split or task file to use (cut into train/validation/test unless --subset all)')
@@ -339,21 +340,26 @@ export function createProgram(): Command {
         .choices(['auto', 'validation', 'development', 'train', 'test', 'all'])
         .default('auto'),
     )
-    .option('--k <n>', 'paired attempts per task and harness', integer('--k', 1), 3)
+    .option('--k <n>', 'paired attempts per task and harness', integer('--k', 1), evolveDefaults.k)
     .option('--seed <n>', 'seed (the same for H0 and every variant)', integer('--seed', 0), 0)
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
-    .option('--parents <n>', 'parents per round', integer('--parents', 1), 3)
-    .option('--directions <n>', 'repair directions per parent', integer('--directions', 1), 4)
+    .option('--parents <n>', 'parents per round', integer('--parents', 1), evolveDefaults.parentsPerRound)
+    .option(
+      '--directions <n>',
+      'repair directions per parent',
+      integer('--directions', 1),
+      evolveDefaults.directionsPerParent,
+    )
     .option(
       '--children-per-direction <n>',
       'children per direction and source',
       integer('--children-per-direction', 1),
-      2,
+      evolveDefaults.childrenPerDirection,
     )
     .addOption(
       new Option('--solved <rule>', 'a task is solved in half of its k attempts, or in any')
         .choices(['majority', 'any'])
-        .default('majority'),
+        .default(evolveDefaults.solvedRule),
     )
     .option('--analyser-url <url>', 'OpenAI-compatible endpoint of the LLM failure analyser and proposer')
     .option('--analyser-model <name>', 'model of the LLM failure analyser and proposer')

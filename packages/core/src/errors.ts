@@ -117,3 +117,18 @@ export function namingFile<T>(path: string, read: () => T): T {
     throw new Named(`${path}: ${error.message}`, { code: error.code, cause: error });
   }
 }
+
+/**
+ * An error of a plug-in's code (a router's, a ranker's) named by who failed where:
+ * `${what}: ${message}`, the original as its cause. An error of the run's own kinds, or an
+ * interrupt, is returned as it is; an error of the system (a missing file) keeps what tells it for
+ * one (`code`, `errno`, `syscall`, `path`).
+ */
+export function failureOf(what: string, error: unknown): unknown {
+  if (HarnessError.isInstance(error) || (error instanceof Error && error.name === 'AbortError')) return error;
+  const named = new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  if (error instanceof Error)
+    for (const key of ['code', 'errno', 'syscall', 'path'])
+      if (key in error) Object.assign(named, { [key]: (error as unknown as Record<string, unknown>)[key] });
+  return named;
+}

@@ -1,7 +1,7 @@
 import {
   ConfigError,
+  failureOf,
   formatZodError,
-  HarnessError,
   type RescueReport,
   type RescueRequest,
   type RescueRouter,
@@ -123,16 +123,7 @@ async function rankBy(ranker: Ranker, request: RankRequest): Promise<string[]> {
   try {
     return await ranker.rank(request);
   } catch (error) {
-    if (HarnessError.isInstance(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
-    const named = new Error(
-      `ranker ${ranker.id} failed on task ${request.task.id}: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-    // An error of the system (a file the ranker reads is missing) keeps what tells it for one.
-    if (error instanceof Error)
-      for (const key of ['code', 'errno', 'syscall', 'path'])
-        if (key in error) Object.assign(named, { [key]: (error as unknown as Record<string, unknown>)[key] });
-    throw named;
+    throw failureOf(`ranker ${ranker.id} failed on task ${request.task.id}`, error);
   }
 }
 

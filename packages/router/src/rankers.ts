@@ -31,7 +31,8 @@ export interface Ranker {
   readonly id: string;
   /** The ranker's weight in the vote. */
   readonly weight: number;
-  rank(request: RankRequest): Promise<string[]>;
+  /** Candidate ids, best first (an array, or a promise of one). */
+  rank(request: RankRequest): Promise<string[]> | string[];
   /** Whether it has anything to go on for this request; a ranker that has not sits the vote out. */
   appliesTo?(request: RankRequest): boolean;
 }

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, failureOf } from '../errors.js';
 import type { Harness } from '../harness.js';
 import { deriveSeed, Random } from '../random.js';
 import type { Task } from '../task.js';
@@ -61,14 +61,18 @@ export async function rescuePlans<T extends Task>(options: {
     const harnesses =
       config.method === 'harness-s'
         ? (
-            await router.select({
-              task,
-              pool: pool.map((harness) => harness.spec),
-              count: shape.variants,
-              step,
-              random: new Random(deriveSeed(config.seed, step, slot, 'route')),
-              ...(failures ? { failures: failures(slot) } : {}),
-            })
+            await router
+              .select({
+                task,
+                pool: pool.map((harness) => harness.spec),
+                count: shape.variants,
+                step,
+                random: new Random(deriveSeed(config.seed, step, slot, 'route')),
+                ...(failures ? { failures: failures(slot) } : {}),
+              })
+              .catch((error: unknown) => {
+                throw failureOf(`router ${router.id} failed on task ${task.id} (step ${step})`, error);
+              })
           ).map((id, index, ids) => {
             if (ids.length > shape.variants)
               throw new ConfigError(

@@ -147,6 +147,12 @@ export function exampleOfAttempt(
   if (!training || !isExampleAttempt(trajectory, options.all ?? false)) return undefined;
   // An attempt under H0 is H0's rendering as recorded; another is re-rendered under H0 when asked.
   let messages = trajectory.messages;
+  // The wrong task would render another task's prompt over this attempt's actions, without a word.
+  if (options.task && options.task.id !== trajectory.taskId)
+    throw new ConfigError(
+      `exampleOfAttempt: ${trajectory.id} is an attempt at task ${trajectory.taskId}, and the task given is ${options.task.id}`,
+      { code: 'wrong-task' },
+    );
   if (needsRerender(trajectory, options)) {
     if (!options.task)
       throw new ConfigError(

@@ -78,7 +78,10 @@ export interface RouterStepContext<T extends Task = Task> {
  */
 export interface RescueRouter {
   readonly id: string;
-  /** Distinct harness ids from the pool, at most `count` (fewer when the pool is smaller). */
+  /**
+   * Distinct harness ids from the pool, at most `count`. Fewer take the missing places in turn (a
+   * rescue group always has the shape's attempts); none leaves the group unrescued.
+   */
   select(request: RescueRequest): Promise<string[]>;
   /**
    * Whether a run of `steps` steps has the router run on the validation tasks (anchoring

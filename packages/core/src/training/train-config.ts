@@ -65,7 +65,7 @@ export function rescueShape(config: TrainConfig): { variants: number; attemptsPe
 export function requirePool(method: string, pool: number | boolean): void {
   if ((method === 'harness-s' || method === 'mixture') && !pool)
     throw new ConfigError(
-      `method ${method} needs a sibling pool of harnesses (--pool DIR; grow one with \`harness-s evolve --env ENV --out DIR\`); grpo and h0-resample need none`,
+      `method ${method} needs a sibling pool of harnesses (train --pool DIR, or the library's pool option; grow one with \`harness-s evolve --env ENV --out DIR\` or evolvePool); grpo and h0-resample need none`,
       { code: 'no-pool' },
     );
 }

@@ -276,5 +276,12 @@ describe('the training loop', () => {
     await expect(run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 1 } }, many)).rejects.toThrow(
       /router many chose 3 variants for count-\d; a rescue asks for at most 2/,
     );
+    // A router's own failure is named by router, task and step, its error kept as the cause.
+    const kaput = new TypeError('kaput');
+    const broken: RescueRouter = { ...twice, id: 'broken', select: async () => Promise.reject(kaput) };
+    const failed = await run('harness-s', {}, broken).catch((error: unknown) => error as Error);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toMatch(/^router broken failed on task count-\d \(step 1\): kaput$/);
+    expect((failed as Error).cause).toBe(kaput);
   });
 });

@@ -242,7 +242,7 @@ export class TrainStore {
       }
     } else if (existsSync(join(dir, trainFiles.trajectories)) || existsSync(checkpointPath)) {
       throw new ConfigError(
-        `${dir} already holds a training run; resume it (--resume ${dir}) or train in another folder`,
+        `${dir} already holds a training run; resume it (train --resume ${dir}, or resume: true in the library) or train in another folder`,
         {
           code: 'run-exists',
         },

@@ -8,7 +8,7 @@ import { readTrajectories } from '../run-store.js';
 import { createCounterEnvironment, createPlainHarness } from '../testing/index.js';
 import { policy, run } from './__fixtures__/rescue-run.js';
 import { BatchExportTrainer } from './batch-export-trainer.js';
-import { type TrainingExample, trainingExamples } from './examples.js';
+import { exampleOfAttempt, type TrainingExample, trainingExamples } from './examples.js';
 
 const h0System = createPlainHarness().start({ id: 't', instruction: '' } as never, [])[0]?.content;
 
@@ -128,6 +128,20 @@ describe('trainingExamples', () => {
     // The base attempts under H0 need no task; the first rescued one does.
     expect(() => trainingExamples(trajectories, { tasks: [], h0: createPlainHarness(), context: 'h0' })).toThrow(
       /task count-\d of \d:count-\d#(good|bad)-\w#\d \(split dev\) is not among the tasks given/,
+    );
+  });
+
+  it("refuses to make an attempt's example with another task's prompt", async () => {
+    const { dir } = await run('harness-s');
+    const rescued = (await readTrajectories(dir)).find((trajectory) => trajectory.training?.role === 'rescue');
+    const { tasks } = await createCounterEnvironment().environment.loadTasks({});
+    const own = tasks.find((task) => task.id === rescued?.taskId);
+    const other = tasks.find((task) => task.id !== rescued?.taskId);
+    if (!rescued || !own || !other) throw new Error('the run rescued no group');
+    const h0 = createPlainHarness();
+    expect(exampleOfAttempt(rescued, { task: own, h0, context: 'h0' })?.taskId).toBe(rescued.taskId);
+    expect(() => exampleOfAttempt(rescued, { task: other, h0, context: 'h0' })).toThrow(
+      `exampleOfAttempt: ${rescued.id} is an attempt at task ${rescued.taskId}, and the task given is ${other.id}`,
     );
   });
 });

@@ -6,7 +6,7 @@ import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/te
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerEnvironmentExtras } from '../variants/extras.js';
 import { loadPool } from '../variants/pool.js';
-import { type EvolveEvent, type EvolveOptions, evolvePool } from './evolve.js';
+import { type EvolveEvent, type EvolveOptions, evolveDefaults, evolvePool } from './evolve.js';
 
 /**
  * A test policy that walks the oracle plan: right at a decision when a directive for its skill is
@@ -119,6 +119,16 @@ describe('evolvePool', () => {
     // Round 2 expands the child, which fails nowhere: no new children.
     expect(index.rounds[1]).toMatchObject({ round: 2, parents: [pool[0]?.id], children: [] });
     expect(events.filter((event) => event.kind === 'evaluation-done')).toHaveLength(3);
+  });
+
+  it('takes the defaults of harness-s evolve for the options not given', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'evolve-'));
+    const { options } = await setup(out);
+    const { environment, policy, tasks, split, base } = options;
+    await evolvePool({ environment, policy, tasks, split, base, out, rounds: undefined });
+    const index = JSON.parse(await readFile(join(out, 'index.json'), 'utf8'));
+    expect(index).toMatchObject({ k: evolveDefaults.k, seed: evolveDefaults.seed, solvedRule: 'majority' });
+    expect(index.rounds.length).toBeLessThanOrEqual(evolveDefaults.rounds);
   });
 
   it('resumes after a kill without redoing finished work, and ends where an uninterrupted run ends', async () => {

@@ -49,15 +49,22 @@ export interface EvolveOptions<T extends Task = Task> {
   base: HarnessSpec;
   /** The pool folder. */
   out: string;
-  rounds: number;
-  /** Paired attempts per task and harness. */
-  k: number;
-  seed: number;
-  concurrency: number;
-  parentsPerRound: number;
-  directionsPerParent: number;
-  childrenPerDirection: number;
-  solvedRule: SolvedRule;
+  /** Evolution rounds (default 3). */
+  rounds?: number;
+  /** Paired attempts per task and harness (default 3). */
+  k?: number;
+  /** The seed of every paired attempt, the same for H0 and each variant (default 0). */
+  seed?: number;
+  /** Attempts in flight at once (default 4). */
+  concurrency?: number;
+  /** Parents expanded per round (default 3). */
+  parentsPerRound?: number;
+  /** Repair directions per parent (default 4). */
+  directionsPerParent?: number;
+  /** Children per direction and source (default 2). */
+  childrenPerDirection?: number;
+  /** A task is solved in half of its k attempts (`majority`, the default) or in any. */
+  solvedRule?: SolvedRule;
   /** Default: the environment's built-in analyser. */
   analyser?: FailureAnalyser;
   /** An LLM proposer whose changes are added to the operator library's for each direction. */
@@ -65,6 +72,22 @@ export interface EvolveOptions<T extends Task = Task> {
   onEvent?: (event: EvolveEvent) => void;
   signal?: AbortSignal;
 }
+
+/** What `evolvePool` uses for an option not given (and `harness-s evolve` for a flag not given). */
+export const evolveDefaults = {
+  rounds: 3,
+  k: 3,
+  seed: 0,
+  concurrency: 4,
+  parentsPerRound: 3,
+  directionsPerParent: 4,
+  childrenPerDirection: 2,
+  solvedRule: 'majority',
+} as const satisfies Partial<EvolveOptions>;
+
+/** The options given a value (an option set to undefined takes its default). */
+const definedOnly = <O extends object>(options: O): O =>
+  Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as O;
 
 /** The tools an episode of the environment offers (one episode is opened and closed to learn them). */
 async function environmentTools<T extends Task>(environment: Environment<T>, task: T): Promise<ToolSpec[]> {
@@ -84,7 +107,8 @@ async function environmentTools<T extends Task>(environment: Environment<T>, tas
  * and evaluates every child with the same paired seeds as H0. Every executable, protocol-compliant
  * child joins the pool. Resumable: finished work in `out` is reused.
  */
-export async function evolvePool<T extends Task>(options: EvolveOptions<T>): Promise<PoolSummary> {
+export async function evolvePool<T extends Task>(given: EvolveOptions<T>): Promise<PoolSummary> {
+  const options = { ...evolveDefaults, ...definedOnly(given) };
   const { environment, policy, base } = options;
   const emit = (event: EvolveEvent) => options.onEvent?.(event);
   const taskIds = options.tasks.map((task) => task.id);
