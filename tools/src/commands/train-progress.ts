@@ -43,7 +43,7 @@ export async function resumeLine(dir: string, steps: number, evalEvery?: number)
   if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done${evalCut}`;
   const ended = existsSync(join(dir, trainFiles.summary));
   return (
-    `Continuing ${dir}${ended ? `, which ended after step ${done}` : ` from its checkpoint after step ${done}`}: steps ${done + 1}-${steps} to go` +
+    `Continuing ${dir}${ended ? `, which ended after step ${done}` : ` from its checkpoint after step ${done}`}: ${done + 1 === steps ? `step ${steps}` : `steps ${done + 1}-${steps}`} to go` +
     (ended || evalCut ? evalCut : ` (step ${done + 1}, cut short by the stop, starts over)`)
   );
 }

@@ -29,5 +29,6 @@ describe('a continued training run', () => {
     // A run that ended, taken further: nothing of it is sampled again.
     await writeFile(join(dir, 'summary.json'), '{}');
     expect(await resumeLine(dir, 6, 2)).toBe(`Continuing ${dir}, which ended after step 2: steps 3-6 to go`);
+    expect(await resumeLine(dir, 3)).toBe(`Continuing ${dir}, which ended after step 2: step 3 to go`);
   });
 });
