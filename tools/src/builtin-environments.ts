@@ -116,7 +116,9 @@ function liveRuns(containers: readonly CleanedContainer[]): string[] {
     const [{ run, ownerPid, ownerHost }] = held as [CleanedContainer];
     const owner = ownerHost
       ? `a process on ${ownerHost}, which cannot be checked from here`
-      : `pid ${ownerPid}, still running`;
+      : ownerPid === null
+        ? 'no process it names (its owner label is missing), so it cannot be judged stale'
+        : `pid ${ownerPid}, still running`;
     return `left run ${run} alone: ${held.length} container${held.length === 1 ? '' : 's'}, owned by ${owner} (--all removes them too)`;
   });
 }

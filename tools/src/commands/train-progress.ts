@@ -35,16 +35,20 @@ export async function resumeLine(dir: string, steps: number, evalEvery?: number)
   const checkpoint = existsSync(path) ? ((await readJson(path)) as { step?: number; evals?: { step?: number }[] }) : {};
   const done = checkpoint.step;
   if (done === undefined) return `Continuing ${dir}: no checkpoint yet, so it starts again from the beginning`;
-  // Stopped during the evaluation after its last step: the step is kept, the evaluation runs again.
-  const evalCut =
-    evalDueAfter({ steps, evalEvery }, done) && !checkpoint.evals?.some((point) => point.step === done)
-      ? `; the evaluation under H0 after step ${done}, cut short by the stop, runs first`
-      : '';
-  if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done${evalCut}`;
-  const ended = existsSync(join(dir, trainFiles.summary));
+  // Read before the continuation records its own: how far the run was to go, and whether it ended.
+  const read = async (file: string) => (existsSync(join(dir, file)) ? await readJson(join(dir, file)) : undefined);
+  const recordedSteps = ((await read(trainFiles.config)) as { config?: { steps?: number } } | undefined)?.config?.steps;
+  const ended = ((await read(trainFiles.summary)) as { steps?: number } | undefined)?.steps === done;
+  let evalNote = '';
+  if (evalDueAfter({ steps, evalEvery }, done) && !checkpoint.evals?.some((point) => point.step === done))
+    evalNote = evalDueAfter({ steps: recordedSteps ?? steps, evalEvery }, done)
+      ? // Stopped during the evaluation after its last step: the step is kept, the evaluation runs again.
+        `; the evaluation under H0 after step ${done}, cut short by the stop, runs first`
+      : `; step ${done} is now the last, so its evaluation under H0 runs first`;
+  if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done${evalNote}`;
   return (
     `Continuing ${dir}${ended ? `, which ended after step ${done}` : ` from its checkpoint after step ${done}`}: ${done + 1 === steps ? `step ${steps}` : `steps ${done + 1}-${steps}`} to go` +
-    (ended || evalCut ? evalCut : ` (step ${done + 1}, cut short by the stop, starts over)`)
+    (ended || evalNote ? evalNote : ` (step ${done + 1}, cut short by the stop, starts over)`)
   );
 }
 

@@ -26,8 +26,20 @@ describe('a continued training run', () => {
     );
     await checkpoint(2, [0, 2]);
     expect(await resumeLine(dir, 2)).toBe(`Continuing ${dir}: all 2 steps are done`);
+    // A run stopped in step 5 of 10, continued to 4 steps: step 4's evaluation is newly due.
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ config: { steps: 10 } }));
+    await checkpoint(4, [0, 2]);
+    expect(await resumeLine(dir, 4)).toBe(
+      `Continuing ${dir}: all 4 steps are done; step 4 is now the last, so its evaluation under H0 runs first`,
+    );
+    await checkpoint(2, [0, 2]);
+    // A summary of other steps than the checkpoint's is of an earlier end, since continued and stopped.
+    await writeFile(join(dir, 'summary.json'), JSON.stringify({ steps: 1 }));
+    expect(await resumeLine(dir, 6, 2)).toBe(
+      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (step 3, cut short by the stop, starts over)`,
+    );
     // A run that ended, taken further: nothing of it is sampled again.
-    await writeFile(join(dir, 'summary.json'), '{}');
+    await writeFile(join(dir, 'summary.json'), JSON.stringify({ steps: 2 }));
     expect(await resumeLine(dir, 6, 2)).toBe(`Continuing ${dir}, which ended after step 2: steps 3-6 to go`);
     expect(await resumeLine(dir, 3)).toBe(`Continuing ${dir}, which ended after step 2: step 3 to go`);
   });

@@ -278,12 +278,9 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
                 ? ` | under H0: Pass@${m.eval.k} ${percent(m.eval.passAtK)}, Avg@${m.eval.k} ${percent(m.eval.avgAtK)}`
                 : ''),
           );
-        } else if (progress.phase === 'eval' && progress.eval && (progress.eval.step === 0 || progress.catchUp)) {
-          // A catch-up evaluation completes a step whose line was printed before the stop.
-          const { step, k, passAtK, avgAtK } = progress.eval;
-          log(
-            `${step === 0 ? 'before training' : `step ${step}/${progress.steps}, evaluated after the stop`}, under H0: Pass@${k} ${percent(passAtK)}, Avg@${k} ${percent(avgAtK)}`,
-          );
+        } else if (progress.phase === 'eval' && progress.eval?.step === 0) {
+          const { k, passAtK, avgAtK } = progress.eval;
+          log(`before training, under H0: Pass@${k} ${percent(passAtK)}, Avg@${k} ${percent(avgAtK)}`);
         } else if (served && !progress.eval && !progress.metrics) {
           // A model's phases take minutes: say when each starts.
           const phases: Partial<Record<typeof progress.phase, string>> = {

@@ -311,7 +311,7 @@ describe('harness-s report', () => {
     ]);
     const html = await renderReport(run, { generatedAt: 'fixed' });
     const text = html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
-    expect(text).toContain('harness-s 1 3 of 4 3 of 4 1 1');
+    expect(text).toContain('harness-s 1 0 → 2 3 of 4 3 of 4 1 1');
     expect(text).toContain('Test tasks whose solved attempts changed (3 of 4)');
     expect(text).toContain('t-1 0 of 3 1 of 3 t-2 2 of 3 0 of 3 t-3 1 of 3 3 of 3');
     expect(text).not.toContain('t-4 3 of 3');

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { evalStepsIn } from '@harness-s/core';
 import { escapeHtml } from './html.js';
 import { sortMethods } from './palette.js';
 import type { ReportRun } from './run-folder.js';
@@ -42,13 +42,7 @@ async function scoresOf(path: string): Promise<Map<string, TaskScore>> {
 /** A run's first and last evaluations, task by task; null for a run that kept none (or only one). */
 export async function readTaskOutcomes(runDir: string): Promise<TaskOutcomes | null> {
   const folder = join(runDir, 'evals');
-  if (!existsSync(folder)) return null;
-  const steps = (await readdir(folder))
-    .flatMap((name) => {
-      const match = /^step-(\d+)\.jsonl$/.exec(name);
-      return match ? [Number(match[1])] : [];
-    })
-    .sort((a, b) => a - b);
+  const steps = await evalStepsIn(runDir);
   const firstStep = steps[0];
   const lastStep = steps.at(-1);
   if (firstStep === undefined || lastStep === undefined || firstStep === lastStep) return null;
@@ -90,14 +84,14 @@ export function testTasksSection(runs: readonly ReportRun[]): string {
       count((task) => !solvedOnce(task.before) && solvedOnce(task.after)),
       count((task) => solvedOnce(task.before) && !solvedOnce(task.after)),
     ];
-    return `<tr><td>${escapeHtml(record.env)}</td>${methodCell(record.method)}<td class="num">${record.seed}</td>${cells
+    return `<tr><td>${escapeHtml(record.env)}</td>${methodCell(record.method)}<td class="num">${record.seed}</td><td class="num">${outcomes.firstStep} → ${outcomes.lastStep}</td>${cells
       .map((value, index) => `<td class="num">${index < 2 ? `${value} of ${outcomes.tasks.length}` : value}</td>`)
       .join('')}</tr>`;
   });
   const summary = table(
     'Test tasks solved at least once, first and last evaluation under H0',
-    'Unlocked: solved in the last evaluation and not in the first; lost: the other way round. From each run’s evals/ folder.',
-    ['Environment', 'Method', 'Seed', 'Solved first', 'Solved last', 'Unlocked', 'Lost'],
+    'Steps: the steps the first and last evaluations came after (0: before training). Unlocked: solved in the last evaluation and not in the first; lost: the other way round. From each run’s evals/ folder.',
+    ['Environment', 'Method', 'Seed', 'Steps', 'Solved first', 'Solved last', 'Unlocked', 'Lost'],
     rows,
   );
   const only = studied.length === 1 ? studied[0] : undefined;

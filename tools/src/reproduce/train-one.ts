@@ -229,7 +229,8 @@ export async function trainOne(options: TrainOneOptions): Promise<{ record: Resu
       resume: existsSync(join(dir, 'checkpoints', 'latest.json')) || existsSync(join(dir, 'config.json')),
       record: { variant },
       onProgress: (progress) => {
-        if (progress.phase === 'done') options.onStep?.(label);
+        // A catch-up 'done' is of a step counted above, as the checkpoint's.
+        if (progress.phase === 'done' && !progress.catchUp) options.onStep?.(label);
       },
     });
     await Promise.all(anchors);

@@ -3,7 +3,7 @@ import type { Harness } from '../harness.js';
 import { deriveSeed, Random } from '../random.js';
 import type { Task } from '../task.js';
 import type { Trajectory } from '../trajectory.js';
-import type { RescueRouter } from './router.js';
+import type { RescueRequest, RescueRouter } from './router.js';
 import { rescueShape, type TrainConfig } from './train-config.js';
 
 /** One attempt a training step runs: where, under which harness, and what its seed derives from. */
@@ -38,6 +38,15 @@ export function basePlans<T extends Task>(
  * router for distinct variants, `h0-resample` takes fresh attempts under H0. The shape is
  * variants x attempts per variant; a router answer outside the pool is an error.
  */
+/** The router's choice; its failure (thrown or rejected) named by router, task and step. */
+async function selectNamed(router: RescueRouter, task: Task, step: number, request: RescueRequest): Promise<string[]> {
+  try {
+    return await router.select(request);
+  } catch (error) {
+    throw failureOf(`router ${router.id} failed on task ${task.id} (step ${step})`, error);
+  }
+}
+
 export async function rescuePlans<T extends Task>(options: {
   batch: readonly T[];
   triggered: readonly boolean[];
@@ -61,18 +70,14 @@ export async function rescuePlans<T extends Task>(options: {
     const harnesses =
       config.method === 'harness-s'
         ? (
-            await router
-              .select({
-                task,
-                pool: pool.map((harness) => harness.spec),
-                count: shape.variants,
-                step,
-                random: new Random(deriveSeed(config.seed, step, slot, 'route')),
-                ...(failures ? { failures: failures(slot) } : {}),
-              })
-              .catch((error: unknown) => {
-                throw failureOf(`router ${router.id} failed on task ${task.id} (step ${step})`, error);
-              })
+            await selectNamed(router, task, step, {
+              task,
+              pool: pool.map((harness) => harness.spec),
+              count: shape.variants,
+              step,
+              random: new Random(deriveSeed(config.seed, step, slot, 'route')),
+              ...(failures ? { failures: failures(slot) } : {}),
+            })
           ).map((id, index, ids) => {
             if (ids.length > shape.variants)
               throw new ConfigError(

@@ -278,10 +278,17 @@ describe('the training loop', () => {
     );
     // A router's own failure is named by router, task and step, its error kept as the cause.
     const kaput = new TypeError('kaput');
-    const broken: RescueRouter = { ...twice, id: 'broken', select: async () => Promise.reject(kaput) };
-    const failed = await run('harness-s', {}, broken).catch((error: unknown) => error as Error);
-    expect(failed).toBeInstanceOf(Error);
-    expect((failed as Error).message).toMatch(/^router broken failed on task count-\d \(step 1\): kaput$/);
-    expect((failed as Error).cause).toBe(kaput);
+    for (const select of [
+      async () => Promise.reject(kaput),
+      () => {
+        throw kaput;
+      },
+    ]) {
+      const broken = { ...twice, id: 'broken', select } as RescueRouter;
+      const failed = await run('harness-s', {}, broken).catch((error: unknown) => error as Error);
+      expect(failed).toBeInstanceOf(Error);
+      expect((failed as Error).message).toMatch(/^router broken failed on task count-\d \(step 1\): kaput$/);
+      expect((failed as Error).cause).toBe(kaput);
+    }
   });
 });

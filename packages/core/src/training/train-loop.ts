@@ -150,6 +150,10 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       // Stopped during the evaluation after its last step: that step is kept, its evaluation runs now.
       evals.push(await evaluateUnderH0(checkpoint.step, true));
       await store.commitEval(evals.at(-1) as EvalPoint, checkpointAfter(checkpoint.step));
+      // The step's line, now whole, is reported here: the stop came before its 'done'.
+      const line = (await readStepMetrics(options.dir)).find((metrics) => metrics.step === checkpoint.step);
+      if (line)
+        options.onProgress?.({ step: line.step, steps: config.steps, phase: 'done', metrics: line, catchUp: true });
     }
 
     for (let step = (checkpoint?.step ?? 0) + 1; step <= config.steps; step += 1) {

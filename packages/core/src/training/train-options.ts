@@ -25,8 +25,9 @@ export interface TrainProgress {
    */
   lost?: { attempts: number; of: number; groups: number };
   /**
-   * Of the eval phase: the evaluation after a step recorded before the run was stopped (during
-   * that evaluation), run on resume; no 'done' follows it, the step's line was reported then.
+   * Of the eval and done phases of a step recorded before the run was stopped during its
+   * evaluation: that evaluation, run on resume, then the step's whole line (its 'done', which the
+   * stop came before). A caller counting steps has counted it already, as the checkpoint's.
    */
   catchUp?: boolean;
 }

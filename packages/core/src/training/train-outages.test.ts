@@ -1,4 +1,5 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -154,7 +155,8 @@ describe('the training loop, when attempts are lost or cut short', () => {
     });
     // Step 1 is not sampled again: one update on resume, for step 2.
     expect(second.updates).toHaveLength(1);
-    expect(seen).toEqual(['eval 1 catch-up', 'eval 2', 'done 2']);
+    // The step's line, whole with its evaluation, comes once that evaluation has run.
+    expect(seen).toEqual(['eval 1 catch-up', 'done 1 catch-up', 'eval 2', 'done 2']);
     const comparable = (lines: Awaited<ReturnType<typeof readStepMetrics>>) =>
       lines.map(({ durationMs: _, ...line }) => line);
     expect(comparable(await readStepMetrics(dir))).toEqual(comparable(await readStepMetrics(whole.dir)));
@@ -173,6 +175,55 @@ describe('the training loop, when attempts are lost or cut short', () => {
       expect(attempts).toHaveLength(base.tasks.test.length * config.evalK);
       expect(attempts).toEqual(await outcomes(whole.dir, step));
     }
+  });
+
+  it('drops on resume an evaluation its checkpoint does not hold, when a longer run no longer makes it due', async () => {
+    // Killed after the last step's evaluation was written and before its checkpoint; continued to 3 steps.
+    const config = { method: 'grpo' as const, steps: 2, batchSize: 3, k: 2, evalK: 1, maxInfraRetries: 0 };
+    const { base, dir } = await refusalSetup();
+    await train({ ...base, config, dir });
+    const path = join(dir, 'checkpoints', 'latest.json');
+    const kept = JSON.parse(await readFile(path, 'utf8'));
+    await writeFile(
+      path,
+      JSON.stringify({ ...kept, evals: kept.evals.filter((point: { step: number }) => point.step < 2) }),
+    );
+    const summary = await train({
+      ...base,
+      trainer: recordingTrainer(),
+      config: { ...config, steps: 3 },
+      dir,
+      resume: true,
+    });
+    expect(summary.evals.map((point) => point.step)).toEqual([0, 3]);
+    expect((await readStepMetrics(dir)).map((line) => [line.step, line.eval !== undefined])).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
+    expect(existsSync(join(dir, 'evals', 'step-2.jsonl'))).toBe(false);
+    expect(existsSync(join(dir, 'evals', 'step-3.jsonl'))).toBe(true);
+  });
+
+  it('forgets the summary of an earlier end while a continued run goes on', async () => {
+    const config = { method: 'grpo' as const, steps: 1, batchSize: 3, k: 2, evalK: 1, maxInfraRetries: 0 };
+    const { base, dir } = await refusalSetup();
+    await train({ ...base, config, dir });
+    const { stop, cut } = interruptible();
+    const stopped = train({
+      ...base,
+      trainer: { ...recordingTrainer(), policy: cut },
+      config: { ...config, steps: 2 },
+      dir,
+      resume: true,
+      signal: stop.signal,
+      onProgress: (progress) => {
+        if (progress.step === 2 && progress.phase === 'base') stop.abort(new Error('interrupted by SIGINT'));
+      },
+    });
+    await expect(stopped).rejects.toThrow('interrupted by SIGINT');
+    // The run has not ended: no summary says it has (report and compare read summary.json as the end).
+    expect(existsSync(join(dir, 'summary.json'))).toBe(false);
   });
 
   it('stops, before any update, when every attempt of an evaluation or a step is lost to infrastructure errors', async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
@@ -123,13 +123,15 @@ async function linesUpToStep(
   path: string,
   step: number,
   stepOf: (value: unknown) => number,
+  /** What a kept line is rewritten as (default: as it is). */
+  edit: (value: unknown) => unknown = (value) => value,
 ): Promise<{ steps: number[]; write(): Promise<void> }> {
   if (!existsSync(path)) return { steps: [], write: async () => {} };
   const kept = (await readJsonl(path, { tolerateTornTail: true })).filter(({ value }) => stepOf(value) <= step);
   return {
     steps: kept.map(({ value }) => stepOf(value)),
     write: () =>
-      writeFileAtomic(path, kept.length ? `${kept.map(({ value }) => JSON.stringify(value)).join('\n')}\n` : ''),
+      writeFileAtomic(path, kept.length ? `${kept.map(({ value }) => JSON.stringify(edit(value))).join('\n')}\n` : ''),
   };
 }
 
@@ -224,10 +226,16 @@ export class TrainStore {
           checkpoint.step,
           (value) => (value as { training?: { step?: number } }).training?.step ?? 0,
         );
+        // An evaluation the checkpoint does not hold (a kill before its commitEval) is not the run's yet.
+        const evaluated = new Set(checkpoint.evals.map((point) => point.step));
         const metrics = await linesUpToStep(
           join(dir, trainFiles.metrics),
           checkpoint.step,
           (value) => (value as { step?: number }).step ?? 0,
+          (value) => {
+            const { eval: point, ...line } = value as { step?: number; eval?: unknown };
+            return point === undefined || evaluated.has(line.step ?? 0) ? value : line;
+          },
         );
         checkLoggedSteps(dir, checkpoint.step, metrics.steps, trajectories.steps);
         // What a continuation may change (how far it goes, how it runs) is recorded as it now is;
@@ -238,6 +246,10 @@ export class TrainStore {
         });
         await trajectories.write();
         await metrics.write();
+        for (const step of await evalStepsIn(dir))
+          if (!evaluated.has(step)) await rm(join(dir, evalTrajectoriesFile(step)), { force: true });
+        // The run goes on: it has not ended until it writes its summary again.
+        await rm(join(dir, trainFiles.summary), { force: true });
         return { store, checkpoint };
       }
     } else if (existsSync(join(dir, trainFiles.trajectories)) || existsSync(checkpointPath)) {
@@ -316,6 +328,18 @@ export async function policySnapshotSteps(dir: string): Promise<number[]> {
   if (!existsSync(checkpointPath)) return [];
   const last = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath).step;
   return (await snapshotStepsIn(dir)).filter((step) => step <= last);
+}
+
+/** The steps a run folder holds evaluation attempts of (`evals/step-N.jsonl`), in order. */
+export async function evalStepsIn(dir: string): Promise<number[]> {
+  const folder = join(dir, 'evals');
+  if (!existsSync(folder)) return [];
+  return (await readdir(folder))
+    .flatMap((name) => {
+      const match = /^step-(\d+)\.jsonl$/.exec(name);
+      return match ? [Number(match[1])] : [];
+    })
+    .sort((a, b) => a - b);
 }
 
 /**
