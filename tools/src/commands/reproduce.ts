@@ -286,10 +286,12 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   log(
     `Reproducing Harness-S on ${envs.join(', ')} with the simulated policy${settingsText ? ` (${settingsText})` : ''}: ${reproduceMethods.length} methods + ${ablations.length} router ablations x ${seeds.length} seeds${quick ? ' (quick)' : ''}${studyReps ? `, rescue studies of ${studyReps} groups per task and step` : ''}, ${jobs} at a time`,
   );
-  const progress = flags.quiet ? undefined : createProgress('training steps', totalSteps);
+  // Made at the first step (pools and profiles, prepared before, say so themselves).
+  let progress: ReturnType<typeof createProgress> | undefined;
   let stepsDone = 0;
   const onStep = (label: string) => {
     stepsDone += 1;
+    if (!flags.quiet) progress ??= createProgress('training steps', totalSteps);
     progress?.update(stepsDone, label);
   };
 
