@@ -30,6 +30,7 @@ export function createProgress(
   }
   let reported = 0;
   let latest = { completed: 0, detail: 'under way' };
+  let updated = false;
   const line = (completed: number, detail: string) => {
     process.stderr.write(
       `${label}: ${completed}/${total} | ${detail} | ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`,
@@ -40,9 +41,12 @@ export function createProgress(
   heartbeat.unref();
   return {
     update(completed, detail) {
+      // The first update is said at once: work shown late (a slow phase) shows where it stands.
+      const first = !updated;
+      updated = true;
       latest = { completed, detail };
       const step = Math.max(1, Math.ceil(total / 10));
-      if (completed === total || completed - reported >= step) {
+      if (first || completed === total || completed - reported >= step) {
         reported = completed;
         line(completed, detail);
       }

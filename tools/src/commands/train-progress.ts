@@ -4,28 +4,51 @@ import { evalDueAfter, readJson, trainFiles } from '@harness-s/core';
 import type { ProfilingProgress } from '@harness-s/router';
 import { partsProgress } from '../progress.js';
 
-/** A progress bar per phase of a step that runs attempts (base, rescue, eval), replaced as phases change. */
-export function phaseProgress() {
+/**
+ * A progress bar per phase of a step that runs attempts (base, rescue, eval), replaced as phases
+ * change: from the start for a model's attempts (`always`), else once a phase has run `afterMs`
+ * (the simulated policy's take a second, except where episodes are slow: containers starting).
+ */
+export function phaseProgress(options: { always: boolean; afterMs?: number }) {
+  const afterMs = options.afterMs ?? 10_000;
   const bars = partsProgress();
-  const began = new Map<string, number>();
-  return {
-    /** A phase starts (before its first attempt). */
-    begin: (step: number, phase: string) => {
-      began.clear();
-      began.set(`${step}:${phase}`, Date.now());
-    },
-    /** How long a phase has run, in ms (0 for one not begun). */
-    runFor: (step: number, phase: string) => Date.now() - (began.get(`${step}:${phase}`) ?? Date.now()),
-    show: (step: number, phase: string, { done, total }: { done: number; total: number }) =>
+  let current: { part: string; label: string; began: number; done: number; total: number } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const show = () => {
+    if (current)
       bars.update(
-        `${step}:${phase}`,
-        `${step === 0 && phase === 'eval' ? 'before training' : `step ${step}`} ${phase}`,
-        done,
-        total,
-        `${done} of ${total} attempts`,
-        began.get(`${step}:${phase}`),
-      ),
-    stop: bars.stop,
+        current.part,
+        current.label,
+        current.done,
+        current.total,
+        `${current.done} of ${current.total} attempts`,
+        current.began,
+      );
+  };
+  return {
+    /** A phase's attempts: how many have ended, of how many (0 ended as it starts). */
+    attempts: (step: number, phase: string, { done, total }: { done: number; total: number }) => {
+      const part = `${step}:${phase}`;
+      if (current?.part !== part) {
+        clearTimeout(timer);
+        const label = `${step === 0 && phase === 'eval' ? 'before training' : `step ${step}`} ${phase}`;
+        current = { part, label, began: Date.now(), done, total };
+        // A phase whose first attempts take long shows its bar then, not at its first attempt's end.
+        if (!options.always && done < total) {
+          timer = setTimeout(show, afterMs);
+          timer.unref();
+        }
+      }
+      current.done = done;
+      current.total = total;
+      if (options.always || Date.now() - current.began >= afterMs) show();
+      if (done >= total) clearTimeout(timer);
+    },
+    stop: () => {
+      clearTimeout(timer);
+      current = undefined;
+      bars.stop();
+    },
   };
 }
 

@@ -99,7 +99,8 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
   let runner: QueueRunner | undefined;
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
-  const attemptsBar = phaseProgress();
+  // A model's attempts take minutes a phase: a bar for them from the start.
+  const attemptsBar = phaseProgress({ always: served !== undefined });
   // The folder this start made, until the run records its config.json: a start that fails before
   // then removes it, so no half-made folder (a copied task file) is left behind.
   let madeFolder: string | undefined;
@@ -252,14 +253,9 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
       },
       onProgress: (progress) => {
         if (progress.attempts) {
-          // A model's attempts take minutes a phase: a bar for them. The simulated policy's take a
-          // second, except where episodes are slow (containers): a bar once a phase has run 10 s.
-          if (!flags.quiet && (served || attemptsBar.runFor(progress.step, progress.phase) > 10_000))
-            attemptsBar.show(progress.step, progress.phase, progress.attempts);
+          if (!flags.quiet) attemptsBar.attempts(progress.step, progress.phase, progress.attempts);
           return;
         }
-        if (progress.phase === 'base' || progress.phase === 'rescue' || progress.phase === 'eval')
-          attemptsBar.begin(progress.step, progress.phase);
         if (progress.lost) {
           // Before the update: what the trainer (and --on-batch) is handed lacks these attempts.
           const { attempts, of, groups } = progress.lost;

@@ -29,6 +29,8 @@ export function h0Evaluator<T extends Task>(
   return async (step, catchUp) => {
     const progress = { step, steps: config.steps, phase: 'eval', ...(catchUp ? { catchUp } : {}) } as const;
     options.onProgress?.(progress);
+    const planned = options.tasks.test.length * config.evalK;
+    options.onProgress?.({ ...progress, attempts: { done: 0, total: planned } });
     const { summary, trajectories } = await evaluate({
       environment,
       taskSet: { tasks: [...options.tasks.test], unloadable: [] },

@@ -9,7 +9,7 @@ import { train } from './train-loop.js';
 import { policySnapshotSteps, readPolicySnapshot, readStepMetrics } from './train-store.js';
 
 describe('the training loop', () => {
-  it("reports each phase's attempts as they end, counted to the phase's total", async () => {
+  it("reports each phase's attempts as it starts and as they end, counted to the phase's total", async () => {
     const { base, dir } = await refusalSetup();
     const seen: string[] = [];
     await train({
@@ -22,9 +22,9 @@ describe('the training loop', () => {
     });
     // Before training and after step 1: 3 test tasks x 1; step 1: 3 tasks x 2 under H0.
     expect(seen).toEqual([
-      ...[1, 2, 3].map((done) => `0 eval ${done}/3`),
-      ...[1, 2, 3, 4, 5, 6].map((done) => `1 base ${done}/6`),
-      ...[1, 2, 3].map((done) => `1 eval ${done}/3`),
+      ...[0, 1, 2, 3].map((done) => `0 eval ${done}/3`),
+      ...[0, 1, 2, 3, 4, 5, 6].map((done) => `1 base ${done}/6`),
+      ...[0, 1, 2, 3].map((done) => `1 eval ${done}/3`),
     ]);
   });
 

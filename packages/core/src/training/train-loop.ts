@@ -100,6 +100,9 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       let done = 0;
       const onAttempt = () =>
         options.onProgress?.({ step, steps: config.steps, phase, attempts: { done: ++done, total: plans.length } });
+      // Said before the first attempt ends: how many the phase runs (containers may take a while to start).
+      if (plans.length)
+        options.onProgress?.({ step, steps: config.steps, phase, attempts: { done: 0, total: plans.length } });
       const requests = plans.map((plan) => ({
         attemptId: `${groupIds[plan.slot]}#${plan.harness.spec.id}#${plan.attempt}`,
         task: plan.task,

@@ -16,7 +16,10 @@ export interface TrainProgress {
   phase: 'base' | 'rescue' | 'update' | 'eval' | 'done';
   metrics?: StepMetrics;
   eval?: EvalPoint;
-  /** Of a phase that runs attempts (base, rescue, eval): how many have ended, of how many. */
+  /**
+   * Of a phase that runs attempts (base, rescue, eval): how many have ended, of how many; said
+   * with 0 ended as the phase starts, then after each attempt.
+   */
   attempts?: { done: number; total: number };
   /**
    * Of the update phase: attempts of the groups it trains on (base groups kept, rescue groups)
