@@ -2,6 +2,18 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { phaseProgress } from './commands/train-progress.js';
 import { createProgress } from './progress.js';
 
+/** What is written to stderr, as a log (not a terminal) on fake timers; lines without their times unless asked. */
+function logLines(options: { times?: boolean } = {}): string[] {
+  vi.useFakeTimers();
+  Object.defineProperty(process.stderr, 'isTTY', { value: false, configurable: true });
+  const lines: string[] = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    lines.push(options.times ? String(chunk) : String(chunk).replace(/ \| [\d.]+ s\n$/, ''));
+    return true;
+  });
+  return lines;
+}
+
 describe('progress in a log (stderr not a terminal)', () => {
   const tty = process.stderr.isTTY;
   afterEach(() => {
@@ -11,13 +23,7 @@ describe('progress in a log (stderr not a terminal)', () => {
   });
 
   it('writes a line every 10%, and one after each 15 s without a line, until the work ends', () => {
-    vi.useFakeTimers();
-    Object.defineProperty(process.stderr, 'isTTY', { value: false, configurable: true });
-    const lines: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      lines.push(String(chunk).replace(/ \| [\d.]+ s\n$/, ''));
-      return true;
-    });
+    const lines = logLines();
     const progress = createProgress('eval', 20);
     // Containers starting: nothing ends for 31 s.
     vi.advanceTimersByTime(31_000);
@@ -40,25 +46,13 @@ describe('progress in a log (stderr not a terminal)', () => {
   });
 
   it('counts its times from when the work began, when that was before the first line', () => {
-    vi.useFakeTimers();
-    Object.defineProperty(process.stderr, 'isTTY', { value: false, configurable: true });
-    const lines: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      lines.push(String(chunk));
-      return true;
-    });
+    const lines = logLines({ times: true });
     createProgress('step 1 base', 2, Date.now() - 5_000).update(2, '2 of 2 attempts');
     expect(lines).toEqual(['step 1 base: 2/2 | 2 of 2 attempts | 5.0 s\n']);
   });
 
   it("shows a simulated policy's phase once it has run 10 s, even before its first attempt ends; a model's from the start", () => {
-    vi.useFakeTimers();
-    Object.defineProperty(process.stderr, 'isTTY', { value: false, configurable: true });
-    const lines: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      lines.push(String(chunk).replace(/ \| [\d.]+ s\n$/, ''));
-      return true;
-    });
+    const lines = logLines();
     const sim = phaseProgress({ always: false });
     // A quick phase: no bar.
     sim.attempts(1, 'base', { done: 0, total: 2 });
