@@ -330,32 +330,26 @@ export async function policySnapshotSteps(dir: string): Promise<number[]> {
   return (await snapshotStepsIn(dir)).filter((step) => step <= last);
 }
 
-/** The steps a run folder holds evaluation attempts of (`evals/step-N.jsonl`), in order. */
-export async function evalStepsIn(dir: string): Promise<number[]> {
-  const folder = join(dir, 'evals');
+/** The steps of the files in `folder` named by `pattern` (its first group the step), in order. */
+async function stepFilesIn(folder: string, pattern: RegExp): Promise<number[]> {
   if (!existsSync(folder)) return [];
   return (await readdir(folder))
     .flatMap((name) => {
-      const match = /^step-(\d+)\.jsonl$/.exec(name);
+      const match = pattern.exec(name);
       return match ? [Number(match[1])] : [];
     })
     .sort((a, b) => a - b);
 }
 
+/** The steps a run folder holds evaluation attempts of (`evals/step-N.jsonl`), in order. */
+export const evalStepsIn = (dir: string): Promise<number[]> => stepFilesIn(join(dir, 'evals'), /^step-(\d+)\.jsonl$/);
+
 /**
  * Every step a folder holds a policy snapshot file of (`checkpoints/policy-step-N.json`), in order,
  * whatever its checkpoint says: a served model's folder has snapshots and no checkpoint.
  */
-export async function snapshotStepsIn(dir: string): Promise<number[]> {
-  const folder = join(dir, 'checkpoints');
-  if (!existsSync(folder)) return [];
-  return (await readdir(folder))
-    .flatMap((name) => {
-      const match = /^policy-step-(\d+)\.json$/.exec(name);
-      return match ? [Number(match[1])] : [];
-    })
-    .sort((a, b) => a - b);
-}
+export const snapshotStepsIn = (dir: string): Promise<number[]> =>
+  stepFilesIn(join(dir, 'checkpoints'), /^policy-step-(\d+)\.json$/);
 
 /** Reads the policy snapshot of a step; a clear error when the run has none for it. */
 export async function readPolicySnapshot(dir: string, step: number): Promise<PolicySnapshot> {
