@@ -19,6 +19,19 @@ describe('SimulatedGrpoTrainer', () => {
     expect(trainer.policy.config.theta['s']).toBeCloseTo(2 * 0.75);
   });
 
+  it('reports the parameters its update moved, not every skill the settings name', async () => {
+    const trainer = new SimulatedGrpoTrainer(
+      new SimulatedPolicy({ theta: { s: 0, 'other-env-skill': 1 }, hardTheta: { 'other-env-skill@3': 1 } }),
+    );
+    const { stats } = await trainer.update(
+      [group([{ skill: 's', right: true, probability: 0.5, cue: 0, hardness: 3 }], 1)],
+      1,
+    );
+    expect(Object.keys(stats ?? {}).sort()).toEqual(['hardTheta.s@3', 'theta.s', 'trajectories', 'updateNorm']);
+    expect(stats?.['theta.s']).toBe(trainer.policy.config.theta['s']);
+    expect(stats?.['hardTheta.s@3']).toBe(trainer.policy.config.hardTheta['s@3']);
+  });
+
   it('learns nothing from a choice the harness made, unless the trajectory is re-rendered under H0', async () => {
     const byHarness: Decision = { skill: 's', right: true, probability: 1, cue: 0, byHarness: true };
     const asRendered = new SimulatedGrpoTrainer(start());

@@ -122,9 +122,14 @@ export class SimulatedGrpoTrainer implements Trainer {
       hardTheta[skill] = Math.max(0, Math.min(clip, (hardTheta[skill] ?? 0) + delta));
     }
     this.current = new SimulatedPolicy({ ...config, theta, actionFormatTheta, hardTheta }, step);
+    // The parameters this update moved, so a run's metrics name its own environment's skills only
+    // (the settings hold every shipped environment's).
     const stats: Record<string, number> = { updateNorm: Math.sqrt(norm), trajectories: count };
-    for (const [skill, value] of Object.entries(theta)) stats[`theta.${skill}`] = value;
-    for (const [skill, value] of Object.entries(hardTheta)) stats[`hardTheta.${skill}`] = value;
+    for (const skill of gradients.keys()) {
+      stats[skill === actionFormatSkill ? 'actionFormatTheta' : `theta.${skill}`] =
+        skill === actionFormatSkill ? actionFormatTheta : (theta[skill] ?? config.defaultTheta);
+    }
+    for (const skill of hardGradients.keys()) stats[`hardTheta.${skill}`] = hardTheta[skill] ?? 0;
     return { policy: this.current, stats };
   }
 
