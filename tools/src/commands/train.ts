@@ -248,7 +248,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
         // A resumed run keeps its record, not the copy it read the tasks from.
         splits: typeof recorded?.splits === 'string' ? recorded.splits : tasks.source,
         ...(kept ? { split: kept } : {}),
-        router: flags.router ?? 'adaptive',
+        ...(flags.method === 'harness-s' ? { router: flags.router ?? 'adaptive' } : {}),
         ...(runner ? { rollouts: `queue ${runner.queueName}` } : {}),
       },
       onProgress: (progress) => {

@@ -160,3 +160,37 @@ describe('the pool of a continued run', () => {
     ).toThrow(/pool \["b","a"\] \(the run has \["a","b"\]\)/);
   });
 });
+
+describe('the router of a continued run', () => {
+  const given = (method: string, router?: string) => ({
+    ...(router ? { router } : {}),
+    config: TrainConfig.parse({ method, steps: 2 }),
+  });
+  it('is compared only where it routes: a run of another method may have recorded one it did not use', async () => {
+    expect(() =>
+      checkResumedRun('run', { router: 'adaptive', config: { method: 'grpo', steps: 1 } }, given('grpo'), 1),
+    ).not.toThrow();
+    expect(() =>
+      checkResumedRun(
+        'run',
+        { router: 'adaptive', config: { method: 'harness-s', steps: 1 } },
+        given('harness-s', 'fixed'),
+        1,
+      ),
+    ).toThrow(/router "fixed" \(the run has "adaptive"\)/);
+
+    const { environment } = createCounterEnvironment();
+    const { tasks } = await environment.loadTasks({});
+    const dir = join(await mkdtemp(join(tmpdir(), 'resumed-')), 'run');
+    const config: TrainConfigInput = { method: 'grpo', steps: 1, batchSize: 2, k: 2, seed: 1, evalK: 1 };
+    await train({
+      config,
+      environment,
+      tasks: { train: tasks, test: tasks },
+      h0: createPlainHarness(),
+      trainer: recordingTrainer(),
+      dir,
+    });
+    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))).not.toHaveProperty('router');
+  });
+});

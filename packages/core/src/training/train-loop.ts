@@ -61,7 +61,8 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     config,
     h0: h0.spec.id,
     pool: pool.map((harness) => harness.spec.id),
-    router: router.id,
+    // Only harness-s routes; another method's record names no router it did not use.
+    ...(config.method === 'harness-s' ? { router: router.id } : {}),
     trainer: trainer.id,
     policy: trainer.policy.describe(),
     trainTasks: options.tasks.train.map((task) => task.id),
