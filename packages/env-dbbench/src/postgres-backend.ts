@@ -23,6 +23,7 @@ import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from '.
 import { dropPostgresRun } from './postgres-cleanup.js';
 import { connectPostgres, postgresConnection, type StatementStopper } from './postgres-client.js';
 import { MessageGate } from './postgres-frames.js';
+import { screenUnrevokedCalls } from './postgres-policy.js';
 import { openPostgresSession, type SessionEnd } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { resolveLimits } from './result-collector.js';
@@ -147,7 +148,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
       await template.query(
         `BEGIN; REVOKE ALL ON SCHEMA public FROM PUBLIC; GRANT USAGE, CREATE ON SCHEMA public TO ${episodesGroup};
          CREATE SCHEMA ${compatSchema}; SET LOCAL search_path TO ${compatSchema}; ${postgresHelperFunctionsSql};
-         ${episodeBytesFunctionSql} GRANT USAGE ON SCHEMA ${compatSchema} TO PUBLIC; ${revokedFunctionsSql} COMMIT;`,
+         ${episodeBytesFunctionSql} GRANT USAGE ON SCHEMA ${compatSchema} TO PUBLIC; ${superuser ? revokedFunctionsSql : ''} COMMIT;`,
       );
     } finally {
       await template.end().catch(() => undefined);
@@ -172,10 +173,11 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
     const role = runPartName(runId, slotCount);
     const password = newPassword();
     const quoted = quotePostgres(role);
-    // Temporary files (sorts, hashes) live outside the database: the superuser caps them at the disk limit.
+    // Temporary files (sorts, hashes) live outside the database: the superuser caps them at the disk
+    // limit. Another user becomes a member of the role, which lets it cancel the role's statements.
     const tempFiles = superuser
       ? `ALTER ROLE ${quoted} SET temp_file_limit TO '${Math.max(1, Math.floor(limits.maxEpisodeBytes / 1024))}kB';`
-      : '';
+      : `GRANT ${quoted} TO CURRENT_USER;`;
     await adminClient().query(
       `CREATE ROLE ${quoted} LOGIN PASSWORD '${password}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION CONNECTION LIMIT 2 IN ROLE ${episodesGroup};
        ALTER ROLE ${quoted} SET search_path TO public, ${compatSchema};
@@ -265,6 +267,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
       return openPostgresSession(postgresConnection(slot.client, slot.gate, stopper, timing, watchDisk), task, {
         schema: 'public',
         limits,
+        ...(superuser ? {} : { screen: screenUnrevokedCalls }),
         release: async (end: SessionEnd) => {
           const discard = end.dirty || end.broken;
           if (!discard) await refreshBase(slot);
