@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { InputError } from '@harness-s/core';
 import { z } from 'zod';
 import { RescueStudyFile, RescueStudySummary, summarizeRescueStudy } from '../rescue-study-summary.js';
-import { readTaskOutcomes, type TaskOutcomes } from './test-tasks.js';
+import { readTaskOutcomes, type TaskOutcomes } from './task-outcomes.js';
 
 // Everything here is read leniently: a report must still render for a reproduction that was
 // interrupted, for a folder from an older version, or for a single training run.
