@@ -77,6 +77,29 @@ interface Slot {
   measuredAt: number;
 }
 
+type UserRights = { rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean };
+
+const userRights = async (client: pg.Client): Promise<UserRights | undefined> =>
+  (
+    await client.query<UserRights>(
+      'SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user',
+    )
+  ).rows[0];
+
+/**
+ * What a run on this server gives up because its user is not a superuser (`postgres-policy.ts`), in
+ * one line; null for a superuser. For `harness-s doctor`.
+ */
+export async function postgresUserLimits(url: string, connectTimeoutMs = 5000): Promise<string | null> {
+  const client = await connectPostgres({ url, applicationName: 'hs_dbbench_probe', connectTimeoutMs });
+  try {
+    if ((await userRights(client))?.rolsuper) return null;
+    return 'its user is not a superuser: episodes cannot run DO blocks or create functions, and their temporary files are bounded only by the time limit';
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export function createPostgresBackend(options: PostgresBackendOptions): DbbenchBackend {
   const runId = checkRunId(options.runId ?? newRunId());
   const database = runObjectName(runId);
@@ -121,10 +144,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
   const setUp = async (): Promise<void> => {
     const server = await connectPostgres({ url: options.url, applicationName: database, connectTimeoutMs });
     try {
-      const rights = await server.query<{ rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean }>(
-        'SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user',
-      );
-      const role = rights.rows[0];
+      const role = await userRights(server);
       superuser = role?.rolsuper ?? false;
       if (!superuser && !(role?.rolcreatedb && role.rolcreaterole)) {
         throw new ConfigError(

@@ -5,6 +5,7 @@ import type { DbbenchBackend } from './backend.js';
 import { createBackendFromUrl } from './backend-factory.js';
 import { createDbbenchEnvironment } from './environment.js';
 import { observationText } from './episode.js';
+import { postgresUserLimits } from './postgres-backend.js';
 import { connectPostgres } from './postgres-client.js';
 
 const postgres = (await testServers()).find((server) => server.name === 'PostgreSQL');
@@ -53,6 +54,11 @@ describe.skipIf(!postgres?.available)('DBBench on PostgreSQL under a user that i
     if (!task) throw new Error('dev-2 expected');
     return backend.openSession(task);
   };
+
+  it('says what a run gives up under such a user, for doctor', async () => {
+    expect(await postgresUserLimits(url.toString())).toMatch(/not a superuser: episodes cannot run DO blocks/);
+    expect(await postgresUserLimits(postgres?.url ?? '')).toBeNull();
+  });
 
   it('stops a statement whose episode lifted its own time limit', async () => {
     const session = await openDev2();

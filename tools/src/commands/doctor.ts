@@ -1,5 +1,5 @@
 import { ConfigError } from '@harness-s/core';
-import { redactUrl } from '@harness-s/env-dbbench';
+import { postgresUserLimits, redactUrl } from '@harness-s/env-dbbench';
 import { defaultDockerClient, embeddedImageName } from '@harness-s/env-swegym';
 import { pingRedis, redactRedisUrl } from '@harness-s/queue';
 import { builtInEnvironments } from '../builtin-environments.js';
@@ -167,7 +167,12 @@ function plan(flags: DoctorFlags): Plan[] {
       part: `PostgreSQL ${flags.postgres ? '' : '(default) '}${flags.postgres ?? doctorDefaults.postgres}`,
       neededBy: 'dbbench --db postgres://...',
       required: flags.postgres !== undefined,
-      run: (signal) => oracleEpisode('dbbench', { db: flags.postgres ?? doctorDefaults.postgres }, signal),
+      run: async (signal) => {
+        const url = flags.postgres ?? doctorDefaults.postgres;
+        const solved = await oracleEpisode('dbbench', { db: url }, signal);
+        const limits = await postgresUserLimits(url);
+        return limits ? `${solved}; ${limits}` : solved;
+      },
     },
     {
       part: `MySQL/MariaDB ${flags.mysql ? '' : '(default) '}${flags.mysql ?? doctorDefaults.mysql}`,
