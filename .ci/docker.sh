@@ -8,12 +8,12 @@
 # The build is skipped when the image already exists.
 #
 # Environment:
-#   HARNESS_S_SWEGYM_IMAGE  image name (default harness-s/swegym-embedded:1, as the env expects)
+#   HARNESS_S_SWEGYM_IMAGE  image name (default harness-s/swegym-embedded:2, as the env expects)
 #   DOCKERD_LOG             daemon log file (default /tmp/dockerd.log)
 #   DEBIAN_MIRROR           mirror for debootstrap (default: the one apt uses)
 set -euo pipefail
 
-IMAGE="${HARNESS_S_SWEGYM_IMAGE:-harness-s/swegym-embedded:1}"
+IMAGE="${HARNESS_S_SWEGYM_IMAGE:-harness-s/swegym-embedded:2}"
 DOCKERD_LOG="${DOCKERD_LOG:-/tmp/dockerd.log}"
 SUITE=bookworm
 
@@ -92,12 +92,16 @@ build_image() {
   as_root rm -rf "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* \
     "$rootfs"/usr/share/locale/* "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* \
     "$rootfs"/usr/share/perl/5.*/unicore/*.txt
+  # mktemp made the root directory 0700: as it is, only root could use the image.
+  as_root chmod 755 "$rootfs"
   log "importing $IMAGE"
   as_root tar -C "$rootfs" -c . | docker import \
     -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     -c 'ENV LANG=C.UTF-8' \
     -c 'CMD ["/bin/bash"]' - "$IMAGE" >/dev/null
-  docker run --rm --network none "$IMAGE" sh -c 'node --version && python3 --version && git --version && patch --version | head -n 1' >&2
+  # As sandboxes run commands: as nobody.
+  docker run --rm --network none --user 65534:65534 "$IMAGE" \
+    sh -c 'node --version && python3 --version && git --version && patch --version | head -n 1' >&2
   log "image $IMAGE is ready ($(docker image inspect -f '{{.Size}}' "$IMAGE") bytes)"
 }
 

@@ -57,9 +57,9 @@ try() { name=$1; shift; if "$@" > /dev/null 2>&1; then echo "$name allowed"; els
 try mknod mknod node c 1 3
 try chroot chroot / true
 try raw-socket python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)'
-try setuid python3 -c 'import os; os.setuid(65534)'
-try setgid python3 -c 'import os; os.setgid(65534)'
-try chown chown 65534:65534 mine
+try setuid python3 -c 'import os; os.setuid(12345)'
+try setgid python3 -c 'import os; os.setgid(12345)'
+try chown chown 12345:12345 mine
 try read-unreadable cat secret
 true`;
 
@@ -169,14 +169,20 @@ describe.runIf(enabled)("the confinement of a container's commands", () => {
     expect(left).toEqual([]);
   });
 
-  it('runs every command without any capability, in either kind of container', async () => {
+  it('runs every command without any capability, in either kind of container, as nobody where the repository is copied in', async () => {
     for (const repository of ['host', 'image'] as const) {
       const sandbox = (await provider.create({ image, labels, repository })) as DockerSandbox;
       try {
         await sandbox.prepare(repository === 'host' ? hostWorkspace : imageWorkspace);
         const seen = await sandbox.exec(capabilityScript, { timeoutMs: 60_000 });
         expect({ repository, seen: seen.stdout }).toEqual({ repository, seen: everyCapabilityDenied });
+        // A repository copied in: nobody, owning the repository and its home, which git and tools
+        // need. An image's own repository: the image's root, as SWE-bench recorded its results.
+        const uid = repository === 'host' ? '65534' : '0';
+        const who = await sandbox.exec('id -u; id -g; stat -c %u "$PWD" "$HOME"; git status --short | wc -l');
+        expect({ repository, who: who.stdout }).toEqual({ repository, who: `${uid}\n${uid}\n${uid}\n${uid}\n0\n` });
         const info = await provider.docker.getContainer(sandbox.id).inspect();
+        expect(info.Config.User).toBe(repository === 'host' ? '65534:65534' : '');
         expect(info.HostConfig.CapDrop).toEqual(['ALL']);
         expect(info.HostConfig.CapAdd ?? []).toEqual([]);
         // The container is still whole: PID 1 lives, and the next command runs.

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { ConfigError } from '@harness-s/core';
 import type Docker from 'dockerode';
 import { sandboxLabels } from './swe-sandbox.js';
 
@@ -34,6 +35,24 @@ export const defaultContainerLimits: ContainerLimits = {
  */
 export const keepAlive = 'while :; do sleep 3600 & wait $!; done';
 
+/**
+ * Who the commands of a container whose repository is copied in from this machine (the embedded
+ * instances) run as, `uid:gid`: nobody, not the image's root. Its repository, `/root` (its HOME)
+ * and the image's volumes belong to it; `/tmp` and `/var/tmp` are everyone's, as usual. A SWE-bench
+ * image's own repository keeps the image's user (root), as SWE-bench recorded its tests' results.
+ */
+export const defaultContainerUser = '65534:65534';
+
+/** The uid and gid of a `uid:gid` user; anything else is refused by name. */
+export function parseContainerUser(user: string): { uid: number; gid: number } {
+  const match = /^(\d+):(\d+)$/.exec(user);
+  if (!match)
+    throw new ConfigError(`container user '${user}': give it as uid:gid in numbers, e.g. ${defaultContainerUser}`, {
+      code: 'bad-container-user',
+    });
+  return { uid: Number(match[1]), gid: Number(match[2]) };
+}
+
 /** Directories a container can write besides its repository; the root file system is read-only. */
 export const scratchDirectories = ['/tmp', '/var/tmp', '/root'] as const;
 
@@ -46,11 +65,11 @@ export const scratchDirectories = ['/tmp', '/var/tmp', '/root'] as const;
  *   declares (`volumes`, from the image's configuration; without this the daemon would make each a
  *   volume on this machine's disk). The daemon's `/dev` and `/dev/shm` are in memory too, and
  *   the read-only root makes its `/etc/hosts` and `/etc/hostname` read-only.
- * - Privileges: every capability is dropped (`CapDrop: ALL`, none added back), and
- *   `no-new-privileges` stops setuid and file-capability programs from gaining any. Processes run
- *   as the image's user (root in the embedded and SWE-bench images), which without capabilities
- *   cannot bypass file permissions, change owners, make device nodes, chroot, open raw sockets or
- *   change its user or group: it writes only what it owns where it can write at all.
+ * - Privileges: processes run as `user` (`uid:gid`), or as the image's user without one. Every
+ *   capability is dropped (`CapDrop: ALL`, none added back), and `no-new-privileges` stops setuid and
+ *   file-capability programs from gaining any: whoever the user, it cannot bypass file permissions,
+ *   change owners, make device nodes, chroot, open raw sockets or change its user or group. It
+ *   writes only what it owns where it can write at all.
  */
 export function containerSpec(options: {
   image: string;
@@ -59,13 +78,19 @@ export function containerSpec(options: {
   repoPath: string;
   /** Volumes the image declares: each gets an empty in-memory file system instead. */
   volumes?: readonly string[];
+  /** Who processes run as, `uid:gid`; without it, the image's user. */
+  user?: string;
 }): Docker.ContainerCreateOptions {
-  const { limits } = options;
-  const tmpfs = (mode: string) => `rw,exec,nosuid,nodev,size=${limits.diskBytes},mode=${mode}`;
+  const { limits, user } = options;
+  const owner = user === undefined ? undefined : parseContainerUser(user);
+  const tmpfs = (mode: string, owned = false) =>
+    `rw,exec,nosuid,nodev,size=${limits.diskBytes},mode=${mode}${owned && owner ? `,uid=${owner.uid},gid=${owner.gid}` : ''}`;
   return {
     Image: options.image,
     Cmd: ['/bin/sh', '-c', keepAlive],
     Labels: options.labels,
+    // The user's home, whatever the image's passwd says (nobody's is /nonexistent).
+    ...(user === undefined ? {} : { User: user, Env: ['HOME=/root'] }),
     WorkingDir: '/',
     Tty: false,
     StopTimeout: 1,
@@ -82,9 +107,11 @@ export function containerSpec(options: {
       ShmSize: Math.min(limits.diskBytes, 64 * 1024 ** 2),
       ReadonlyRootfs: true,
       Tmpfs: {
-        ...Object.fromEntries((options.volumes ?? []).map((path) => [path, tmpfs('755')])),
-        [options.repoPath]: tmpfs('755'),
-        ...Object.fromEntries(scratchDirectories.map((path) => [path, tmpfs(path === '/root' ? '700' : '1777')])),
+        ...Object.fromEntries((options.volumes ?? []).map((path) => [path, tmpfs('755', true)])),
+        [options.repoPath]: tmpfs('755', true),
+        ...Object.fromEntries(
+          scratchDirectories.map((path) => [path, path === '/root' ? tmpfs('700', true) : tmpfs('1777')]),
+        ),
       },
     },
   };

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { ConfigError, InfrastructureError } from '@harness-s/core';
 import Docker from 'dockerode';
-import { type ContainerLimits, defaultContainerLimits } from './container-spec.js';
+import { type ContainerLimits, defaultContainerLimits, parseContainerUser } from './container-spec.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { processAlive } from './local-sandbox.js';
 import { type SweSandboxProvider, sandboxLabels } from './swe-sandbox.js';
@@ -12,6 +12,11 @@ export interface DockerProviderOptions {
   limits?: Partial<ContainerLimits>;
   /** Where the repository is inside the images (SWE-bench: `/testbed`). */
   repoPath?: string;
+  /**
+   * Who commands run as, `uid:gid`, e.g. `0:0`; by default nobody (`65534:65534`) where the
+   * repository is copied in, the image's user (root) in a SWE-bench image's own repository.
+   */
+  user?: string;
 }
 
 /** A client for the local Docker daemon, from DOCKER_HOST or the default socket. */
@@ -59,6 +64,7 @@ export function createDockerSandboxProvider(
 ): SweSandboxProvider & { docker: Docker } {
   const docker = options.docker ?? defaultDockerClient();
   const limits = { ...defaultContainerLimits, ...options.limits };
+  if (options.user !== undefined) parseContainerUser(options.user);
   let reachable: Promise<void> | undefined;
   return {
     kind: 'docker',
@@ -77,6 +83,7 @@ export function createDockerSandboxProvider(
         limits,
         ...(repository ? { repository } : {}),
         ...(options.repoPath ? { repoPath: options.repoPath } : {}),
+        ...(options.user ? { user: options.user } : {}),
       });
     },
     async cleanup(runLabel?: string) {

@@ -3,7 +3,7 @@ import { finished } from 'node:stream/promises';
 import { ConfigError, type ExecOptions, type ExecResult, InfrastructureError, InputError } from '@harness-s/core';
 import type Docker from 'dockerode';
 import { execa, type ResultPromise } from 'execa';
-import { type ContainerLimits, containerSpec } from './container-spec.js';
+import { type ContainerLimits, containerSpec, defaultContainerUser } from './container-spec.js';
 import {
   containerSetupScript,
   copyImageRepository,
@@ -69,6 +69,11 @@ export class DockerSandbox implements SweSandbox {
       repoPath?: string;
       /** Where the repository will come from (default `host`: copied in; the container is reusable). */
       repository?: Workspace['kind'];
+      /**
+       * Who commands run as, `uid:gid`; by default nobody for a repository copied in, the image's
+       * user for an image's own repository (`defaultContainerUser`).
+       */
+      user?: string;
     },
   ): Promise<DockerSandbox> {
     const repoPath = options.repoPath ?? '/testbed';
@@ -76,7 +81,10 @@ export class DockerSandbox implements SweSandbox {
     let container: Docker.Container | undefined;
     try {
       const volumes = await imageVolumes(docker, options.image);
-      container = await docker.createContainer(containerSpec({ ...options, repoPath, volumes }));
+      const user = options.user ?? (repository === 'host' ? defaultContainerUser : undefined);
+      container = await docker.createContainer(
+        containerSpec({ ...options, repoPath, volumes, ...(user === undefined ? {} : { user }) }),
+      );
       await container.start();
     } catch (error) {
       await container?.remove({ force: true }).catch(() => undefined);

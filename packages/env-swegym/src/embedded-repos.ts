@@ -12,7 +12,7 @@ export const embeddedDataDir = fileURLToPath(new URL('../data/embedded/', import
 export const embeddedInstancesPath = join(embeddedDataDir, 'instances.jsonl');
 
 /** The image the embedded instances run in under Docker by default (built by `.ci/docker.sh`). */
-export const embeddedImage = 'harness-s/swegym-embedded:1';
+export const embeddedImage = 'harness-s/swegym-embedded:2';
 
 /**
  * The image the embedded instances run in: `HARNESS_S_SWEGYM_IMAGE` when set (the name

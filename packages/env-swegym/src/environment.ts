@@ -51,7 +51,7 @@ export interface SwegymEnvironmentOptions {
   repositoryOverrides?: RepositoryOverrides;
   /** Local git checkouts by repository, for real instances in the local sandbox. */
   localRepos?: Record<string, string>;
-  /** The image of the embedded instances (default: `HARNESS_S_SWEGYM_IMAGE`, else `harness-s/swegym-embedded:1`). */
+  /** The image of the embedded instances (default: `HARNESS_S_SWEGYM_IMAGE`, else `harness-s/swegym-embedded:2`). */
   embeddedImage?: string;
   /** Time limit of one agent command (default 60 s). */
   commandTimeoutMs?: number;
