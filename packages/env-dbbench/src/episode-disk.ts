@@ -24,10 +24,16 @@ CREATE OR REPLACE FUNCTION episode_bytes() RETURNS bigint
  * The query the session runs after every agent statement: the episode's bytes, as text. It also
  * turns off `idle_in_transaction_session_timeout`, which the agent may have set: an episode waits in
  * its transaction between statements, and the server would otherwise end the connection (a fault the
- * agent caused, that would look like the server's).
+ * agent caused, that would look like the server's). Its third column is `true` when the transaction
+ * is no longer the episode's (`episodeMarkSql`): a statement ended it and began another, however it
+ * did, without the driver's transaction state showing it.
  */
 export const episodeBytesSql =
-  "SELECT dbbench_compat.episode_bytes()::text, pg_catalog.set_config('idle_in_transaction_session_timeout', '0', false)";
+  "SELECT dbbench_compat.episode_bytes()::text, pg_catalog.set_config('idle_in_transaction_session_timeout', '0', false), (pg_catalog.current_setting('dbbench.episode_xact', true) IS DISTINCT FROM pg_catalog.txid_current()::text)::text";
+
+/** Marks the transaction as the episode's: its id in a setting that the transaction's end resets. */
+export const episodeMarkSql =
+  "SELECT pg_catalog.set_config('dbbench.episode_xact', pg_catalog.txid_current()::text, true);";
 
 /** Bytes as MiB for messages, e.g. `612 MiB`; rounded up when `up` (a size over a limit reads as over it). */
 export function mebibytes(bytes: number, up = false): string {

@@ -11,7 +11,7 @@
  */
 import { InfrastructureError } from '@harness-s/core';
 import type { DbbenchSession, SessionLimits, SqlOutcome } from './backend.js';
-import { episodeBytesSql, mebibytes } from './episode-disk.js';
+import { episodeBytesSql, episodeMarkSql, mebibytes } from './episode-disk.js';
 import type { DbbenchTask } from './records.js';
 import { ResultCollector, timeoutMessage } from './result-collector.js';
 import {
@@ -140,7 +140,7 @@ class PostgresSession implements DbbenchSession {
   private createTable(): Promise<void> {
     return this.run(
       'creating the task table',
-      `BEGIN; ${createTableSql('postgres', this.task)} ${insertRowsLiteralSql(this.task)}`,
+      `BEGIN; ${createTableSql('postgres', this.task)} ${insertRowsLiteralSql(this.task)} ${episodeMarkSql}`,
     );
   }
 
@@ -250,6 +250,8 @@ class PostgresSession implements DbbenchSession {
     this.step = "measuring the episode's tables";
     try {
       const rows = await this.connection.rows(episodeBytesSql);
+      // The agent's statement ended the episode's transaction and began another (COMMIT AND CHAIN).
+      if (rows[0]?.[2] === 'true') this.dirty = true;
       return Number(rows[0]?.[0] ?? 0);
     } catch (error) {
       const engineError = this.connection.engineError(error);
@@ -301,7 +303,7 @@ class PostgresSession implements DbbenchSession {
       await this.createTable();
     } else if (!this.connection.inTransaction()) {
       this.dirty = true;
-      await this.run('beginning a new transaction', 'BEGIN');
+      await this.run('beginning a new transaction', `BEGIN; ${episodeMarkSql}`);
     }
     await this.run('making the savepoint before a statement', `SAVEPOINT ${savepoint}`);
   }

@@ -194,5 +194,21 @@ for (const server of servers) {
       });
       expect(backend.sessionsInUse()).toBe(0);
     });
+
+    it('keeps a commit hidden after another statement, or behind a comment, from outliving the episode', async () => {
+      const table = quote(task('dev-2').tableName);
+      const hidden = mysql
+        ? [`DELETE FROM ${table} WHERE 1=1; BEGIN`, "PREPARE s FROM 'COMMIT AND CHAIN'", 'SET completion_type = 1']
+        : [`DELETE FROM ${table}`, '--x\nCOMMIT AND CHAIN', 'CREATE TABLE planted (a text)', '--x\nCOMMIT AND CHAIN'];
+      await withSessions(['dev-2'], async ([session]) => {
+        if (!session) throw new Error('session expected');
+        for (const sql of hidden) await session.execute(sql);
+      });
+      await withSessions(['dev-2'], async ([session]) => {
+        if (!session) throw new Error('session expected');
+        expect(await scalar(session, `SELECT COUNT(*) FROM ${table}`)).toBe('35');
+        expect((await session.execute('SELECT * FROM planted')).ok).toBe(false);
+      });
+    });
   });
 }

@@ -74,6 +74,36 @@ describe('classifyStatement', () => {
     ])
       expect({ sql, kind: kind(sql) }).toEqual({ sql, kind: 'refused' });
     expect(kind('PREPARE s FROM "SELECT 1"')).toBe('change');
+    expect(kind("EXECUTE IMMEDIATE 'DELETE FROM t'")).toBe('change');
+  });
+
+  it("refuses on MySQL what could end the episode's transaction unseen: a later statement of the call, or SQL from text", () => {
+    for (const sql of [
+      'DELETE FROM t WHERE 1=1; BEGIN',
+      'DELETE FROM t; START TRANSACTION',
+      'CREATE TABLE x (a int); COMMIT AND CHAIN',
+      'SELECT 1; ROLLBACK',
+      'SELECT 1; SET autocommit = 0',
+      'SET completion_type = 1',
+      'SET @@session.completion_type = CHAIN',
+      "PREPARE s FROM 'COMMIT AND CHAIN'",
+      'PREPARE s FROM @q',
+      "EXECUTE IMMEDIATE CONCAT('COMMIT AND CH', 'AIN')",
+      "EXECUTE IMMEDIATE 'START TRANSACTION'",
+    ])
+      expect({ sql, kind: kind(sql) }).toEqual({ sql, kind: 'refused' });
+    expect(classifyStatement('SELECT 1; BEGIN', 'mysql')).toEqual({
+      kind: 'refused',
+      reason: expect.stringMatching(/only as a call's one statement/),
+    });
+    // Transaction control alone is answered as AgentBench would, not run.
+    expect(kind('COMMIT AND CHAIN')).toBe('no-effect');
+  });
+
+  it('reads PostgreSQL statements as PostgreSQL does: a comment without a space still hides nothing', () => {
+    expect(kind('--x\nCOMMIT AND CHAIN', 'postgres')).toBe('no-effect');
+    expect(kind('/* a /* nested */ comment */ COMMIT', 'postgres')).toBe('no-effect');
+    expect(kind('$$x$$; COMMIT', 'postgres')).toBe('change');
   });
 
   it('refuses on MySQL what any statement of a call, or an executable comment, would do', () => {

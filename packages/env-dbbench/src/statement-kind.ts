@@ -8,6 +8,7 @@
  */
 import type { SqlDialect } from './backend.js';
 import { isSignificant, type MysqlLexOptions, type MysqlToken, tokenizeMysql } from './mysql-lexer.js';
+import { tokenizePostgres } from './postgres-lexer.js';
 
 /** How the backend handles one agent statement. */
 export type StatementKind =
@@ -45,7 +46,7 @@ export function classifyStatement(sql: string, dialect: SqlDialect): StatementKi
     const reason = refusedMysqlCall(sql);
     if (reason) return { kind: 'refused', reason };
   }
-  const tokens = tokenizeMysql(sql).filter(isSignificant);
+  const tokens = significantTokens(sql, dialect);
   const first = tokens[0];
   if (!first) return { kind: 'change' };
   if (first.text === '(') return { kind: 'read' };
@@ -75,6 +76,28 @@ export function classifyStatement(sql: string, dialect: SqlDialect): StatementKi
   return { kind: 'change' };
 }
 
+/**
+ * A statement's tokens without comments and whitespace, as its engine reads them: PostgreSQL's
+ * comments (`--x`, nested block comments) and strings (dollar quoting) are not MySQL's.
+ */
+function significantTokens(sql: string, dialect: SqlDialect): MysqlToken[] {
+  if (dialect === 'mysql') return tokenizeMysql(sql).filter(isSignificant);
+  let start = 0;
+  return tokenizePostgres(sql).flatMap((token): MysqlToken[] => {
+    start += token.text.length;
+    if (token.kind === 'whitespace' || token.kind === 'comment') return [];
+    const kind =
+      token.kind === 'symbol'
+        ? '(),;.'.includes(token.text)
+          ? 'punctuation'
+          : 'operator'
+        : token.kind === 'parameter'
+          ? 'word'
+          : token.kind;
+    return [{ kind, text: token.text, value: token.value, start: start - token.text.length }];
+  });
+}
+
 /** The ways SQL modes change where MySQL's quoted tokens end: a call is read in each of them. */
 const mysqlLexModes: MysqlLexOptions[] = [
   {},
@@ -86,6 +109,25 @@ const mysqlLexModes: MysqlLexOptions[] = [
 /** MySQL session variables whose small values make the server drop the connection, as if it failed. */
 const connectionTimeouts = new Set(['WAIT_TIMEOUT', 'INTERACTIVE_TIMEOUT', 'NET_READ_TIMEOUT', 'NET_WRITE_TIMEOUT']);
 
+/** Words that start transaction control, which only a call of its own may hold (it is then answered, not run). */
+const transactionWords = new Set(['BEGIN', 'START', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'LOCK', 'UNLOCK']);
+
+const hiddenTransactionControl =
+  "transaction control is available here only as a call's one statement (AgentBench commits after every call)";
+
+/**
+ * Why the SQL a MySQL call would run from text (`PREPARE s FROM ...`, `EXECUTE IMMEDIATE ...`) may
+ * not run, or null: only a string literal, read as a call of its own, whose statement runs as it is.
+ */
+function refusedDynamicSql(text: MysqlToken | undefined): string | null {
+  // Under ANSI_QUOTES a "..." literal reads as a name, which the server refuses there.
+  const literal = text?.kind === 'string' || (text?.kind === 'quoted-identifier' && text.text.startsWith('"'));
+  if (!text || !literal) return 'SQL run from text is available here only as a string literal';
+  const kind = classifyStatement(text.value, 'mysql').kind;
+  if (kind === 'read' || kind === 'change') return null;
+  return `SQL run from text may not control the transaction or do what a call may not: ${text.value.slice(0, 60)}`;
+}
+
 /**
  * Why a MySQL call may not run, or null. Every statement of the call counts, not just the first, and
  * the call is read under every SQL mode that changes how quotes end (the agent may have set one):
@@ -94,7 +136,12 @@ const connectionTimeouts = new Set(['WAIT_TIMEOUT', 'INTERACTIVE_TIMEOUT', 'NET_
  * - `KILL` anywhere: the episode would end its own connection, which looks like a server fault;
  * - `XA` transactions, which would end the episode's transaction;
  * - `SET PASSWORD` and `ALTER USER`: the episode's user logs in again for the next episode of the task;
- * - the connection timeouts (`wait_timeout`...), with which the server would drop the connection.
+ * - the connection timeouts (`wait_timeout`...), with which the server would drop the connection;
+ * - transaction control after another statement of the call (`DELETE ...; BEGIN` would commit the
+ *   delete and hide it behind a new transaction), `autocommit` in a call of several statements, and
+ *   `completion_type` (a COMMIT that chains);
+ * - SQL run from text (`PREPARE ... FROM`, `EXECUTE IMMEDIATE`) unless it is a string literal whose
+ *   statement a call could hold, so no transaction control or KILL is assembled at run time.
  * A statement run from a procedure, trigger or prepared statement is not seen here; the session tells a
  * connection its own statement killed from a failure (mysql-session.ts).
  */
@@ -110,12 +157,27 @@ export function refusedMysqlCall(sql: string): string | null {
       const name = token.text.replace(/^@@?/, '').toUpperCase();
       if (connectionTimeouts.has(name))
         return `${name.toLowerCase()} is not available here: the server would drop the connection`;
+      // A COMMIT that begins the next transaction itself would end the episode's unseen.
+      if (name === 'COMPLETION_TYPE') return 'completion_type is not available here';
       // `t.kill` names a column.
       if (significant[index - 1]?.text === '.') continue;
       const next = significant[index + 1]?.kind === 'word' ? significant[index + 1]?.text.toUpperCase() : '';
       const starts = index === 0 || significant[index - 1]?.text === ';';
       if (name === 'KILL') return 'KILL is not available here';
       if (name === 'XA' && starts) return 'XA transactions are not available here';
+      // After another statement, a BEGIN would hide that the statements before it committed.
+      if (starts && index > 0 && transactionWords.has(name)) return hiddenTransactionControl;
+      if (name === 'AUTOCOMMIT' && significant.some((other) => other.text === ';' && other !== significant.at(-1)))
+        return hiddenTransactionControl;
+      if (name === 'PREPARE' && starts && next !== 'TRANSACTION') {
+        const from = significant.findIndex((other, at) => at > index && word(other) === 'FROM');
+        const reason = refusedDynamicSql(from > 0 ? significant[from + 1] : undefined);
+        if (reason) return reason;
+      }
+      if (name === 'EXECUTE' && next === 'IMMEDIATE') {
+        const reason = refusedDynamicSql(significant[index + 2]);
+        if (reason) return reason;
+      }
       if ((name === 'SET' && next === 'PASSWORD') || (name === 'ALTER' && next === 'USER')) {
         return "changing the episode's user is not available here";
       }
@@ -160,9 +222,7 @@ export function mayEndOwnConnection(sql: string): boolean {
 
 /** `SET autocommit = ...` in any spelling (`@@autocommit`, `SESSION autocommit`, `@@session.autocommit`). */
 function setsAutocommit(tokens: readonly MysqlToken[]): boolean {
-  return tokens
-    .slice(1, 5)
-    .some((token) => token.kind === 'word' && token.text.replace(/^@@/, '').toUpperCase() === 'AUTOCOMMIT');
+  return tokens.some((token) => token.kind === 'word' && token.text.replace(/^@@/, '').toUpperCase() === 'AUTOCOMMIT');
 }
 
 /** The error text the engine gives for a savepoint that does not exist. */
