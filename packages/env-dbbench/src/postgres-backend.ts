@@ -23,7 +23,7 @@ import { checkRunId, newPassword, newRunId, runObjectName, runPartName } from '.
 import { dropPostgresRun } from './postgres-cleanup.js';
 import { connectPostgres, postgresConnection, type StatementStopper } from './postgres-client.js';
 import { MessageGate } from './postgres-frames.js';
-import { screenUnrevokedCalls } from './postgres-policy.js';
+import { screenMemorySettings, screenUnrevokedCalls } from './postgres-policy.js';
 import { openPostgresSession, type SessionEnd } from './postgres-session.js';
 import type { DbbenchTask } from './records.js';
 import { resolveLimits } from './result-collector.js';
@@ -287,7 +287,9 @@ export function createPostgresBackend(options: PostgresBackendOptions): DbbenchB
       return openPostgresSession(postgresConnection(slot.client, slot.gate, stopper, timing, watchDisk), task, {
         schema: 'public',
         limits,
-        ...(superuser ? {} : { screen: screenUnrevokedCalls }),
+        screen: superuser
+          ? screenMemorySettings
+          : (sql: string) => screenMemorySettings(sql) ?? screenUnrevokedCalls(sql),
         release: async (end: SessionEnd) => {
           const discard = end.dirty || end.broken;
           if (!discard) await refreshBase(slot);

@@ -1,6 +1,9 @@
 /**
- * What an episode may not run on a PostgreSQL server whose run user is not a superuser. A superuser
- * run revokes two groups of the system's functions from episodes in the run's database; another
+ * What an episode may not run on a PostgreSQL server. Under any run user: raising the memory a
+ * statement may take (`work_mem` and its kin), which would let one episode's sort or hash take
+ * gigabytes of the server's memory where it would otherwise spill to capped temporary files.
+ *
+ * Under a run user that is not a superuser, also the following. A superuser run revokes two groups of the system's functions from episodes in the run's database; another
  * user cannot (it does not own them), so there statements that could call them are refused before
  * they run:
  *
@@ -43,6 +46,24 @@ function screenTokens(tokens: readonly PostgresToken[]): string | null {
       while (['OR', 'REPLACE'].includes(upper(tokens[next]))) next += 1;
       const object = upper(tokens[next]);
       if (refusedObjects.has(object)) return `CREATE ${object} is refused: ${why}`;
+    }
+  }
+  return null;
+}
+
+const memorySettings =
+  /\b(work_mem|hash_mem_multiplier|maintenance_work_mem|temp_buffers|logical_decoding_work_mem)\b/i;
+
+/**
+ * The observation for a statement that names a memory setting (`SET work_mem`, `set_config('work_mem',
+ * ...)`, or in the text of a `DO` block), or null. A name assembled at run time still reaches it.
+ */
+export function screenMemorySettings(sql: string): string | null {
+  for (const backslashEscapes of [false, true]) {
+    for (const token of tokenizePostgres(sql, { backslashEscapes })) {
+      if (!['word', 'quoted-identifier', 'string'].includes(token.kind)) continue;
+      const named = memorySettings.exec(token.value);
+      if (named) return `${named[1]} is not available here: it would let one statement take the server's memory`;
     }
   }
   return null;

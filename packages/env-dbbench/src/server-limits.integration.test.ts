@@ -134,6 +134,16 @@ describe.skipIf(!postgres?.available)('DBBench on PostgreSQL: what one statement
     }
   });
 
+  it('refuses raising the memory one statement may take on the server', async () => {
+    const session = await server.open('dev-2');
+    try {
+      expect(observationText(await session.execute("SET work_mem = '3GB'"))).toMatch(/work_mem is not available here/);
+      expect(observationText(await session.execute('SHOW work_mem'))).not.toMatch(/3GB/);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('keeps the connection when the agent sets an idle-in-transaction timeout', async () => {
     const session = await server.open('dev-2');
     try {
