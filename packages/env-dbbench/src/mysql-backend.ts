@@ -207,7 +207,9 @@ export function createMysqlBackend(options: MysqlBackendOptions): DbbenchBackend
     const timeLimit = mariadb
       ? `max_statement_time = ${limits.statementTimeoutMs / 1000}`
       : `max_execution_time = ${limits.statementTimeoutMs}`;
-    settingsSql = `SET SESSION sql_mode = ${mysql.escape(options.sqlMode ?? agentBenchSqlMode)}, group_concat_max_len = 1024, ${timeLimit}`;
+    // MariaDB caps each internal temporary table on disk (a recursive CTE's, a sort's) at the disk limit.
+    const tempTables = mariadb ? `, tmp_disk_table_size = ${limits.maxEpisodeBytes}` : '';
+    settingsSql = `SET SESSION sql_mode = ${mysql.escape(options.sqlMode ?? agentBenchSqlMode)}, group_concat_max_len = 1024, ${timeLimit}${tempTables}`;
     const address = serverAddress(options.url, 3306, 'root');
     admin = mysql.createPool({
       host: address.host,

@@ -160,6 +160,25 @@ describe.skipIf(!mariadb?.available)('DBBench on MariaDB: statements that would 
   const server = withBackend(mariadb?.url ?? '', { maxSessions: 4 });
   const table = '`Music Chart History`';
 
+  it("caps a statement's temporary tables on disk at the episode's disk limit, and refuses lifting it", async () => {
+    const small = createBackendFromUrl(mariadb?.url ?? '', { maxEpisodeBytes: 8 * 2 ** 20 });
+    const task = (await createDbbenchEnvironment({ backend: small }).loadTasks({ split: 'dev' })).tasks[2];
+    try {
+      const session = await small.openSession(task as DbbenchTask);
+      // About 400 MB of rows to group and sort: far past the 16 MB kept in memory.
+      const big =
+        "SELECT COUNT(*) FROM (SELECT s.seq, REPEAT('x', 2000) y FROM seq_1_to_200000 s GROUP BY s.seq, y ORDER BY y DESC) t";
+      expect(observationText(await session.execute(big))).toMatch(/is full/);
+      expect(observationText(await session.execute('SET SESSION tmp_disk_table_size = -1'))).toMatch(
+        /not available here/,
+      );
+      expect((await session.execute('SELECT 1')).ok).toBe(true);
+      await session.close();
+    } finally {
+      await small.close();
+    }
+  });
+
   it('refuses KILL and the like in any statement of a call, and in executable comments', async () => {
     const session = await server.open('dev-2');
     try {

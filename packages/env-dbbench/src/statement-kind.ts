@@ -109,6 +109,16 @@ const mysqlLexModes: MysqlLexOptions[] = [
 /** MySQL session variables whose small values make the server drop the connection, as if it failed. */
 const connectionTimeouts = new Set(['WAIT_TIMEOUT', 'INTERACTIVE_TIMEOUT', 'NET_READ_TIMEOUT', 'NET_WRITE_TIMEOUT']);
 
+/** MySQL session variables that bound what one statement's temporary tables and buffers may take. */
+const resourceSettings = new Set([
+  'TMP_DISK_TABLE_SIZE',
+  'TMP_TABLE_SIZE',
+  'MAX_HEAP_TABLE_SIZE',
+  'MAX_RECURSIVE_ITERATIONS',
+  'SORT_BUFFER_SIZE',
+  'JOIN_BUFFER_SIZE',
+]);
+
 /** Words that start transaction control, which only a call of its own may hold (it is then answered, not run). */
 const transactionWords = new Set(['BEGIN', 'START', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'LOCK', 'UNLOCK']);
 
@@ -137,6 +147,7 @@ function refusedDynamicSql(text: MysqlToken | undefined): string | null {
  * - `XA` transactions, which would end the episode's transaction;
  * - `SET PASSWORD` and `ALTER USER`: the episode's user logs in again for the next episode of the task;
  * - the connection timeouts (`wait_timeout`...), with which the server would drop the connection;
+ * - the settings that bound temporary tables and buffers (`tmp_disk_table_size`, `max_recursive_iterations`...);
  * - transaction control after another statement of the call (`DELETE ...; BEGIN` would commit the
  *   delete and hide it behind a new transaction), `autocommit` in a call of several statements, and
  *   `completion_type` (a COMMIT that chains);
@@ -159,6 +170,8 @@ export function refusedMysqlCall(sql: string): string | null {
         return `${name.toLowerCase()} is not available here: the server would drop the connection`;
       // A COMMIT that begins the next transaction itself would end the episode's unseen.
       if (name === 'COMPLETION_TYPE') return 'completion_type is not available here';
+      if (resourceSettings.has(name))
+        return `${name.toLowerCase()} is not available here: it would let one statement take the server's memory or disk`;
       // `t.kill` names a column.
       if (significant[index - 1]?.text === '.') continue;
       const next = significant[index + 1]?.kind === 'word' ? significant[index + 1]?.text.toUpperCase() : '';

@@ -133,6 +133,25 @@ describe.runIf(enabled)('Docker sandbox', () => {
     expect(changes.map((change: { Path: string }) => change.Path)).toEqual(['/testbed']);
   });
 
+  it('says it is unusable once files in its in-memory file systems fill its memory, and a reset empties them', async () => {
+    // Five file systems of diskBytes each, more than memoryBytes together.
+    const tight = createDockerSandboxProvider({
+      limits: { memoryBytes: 128 * 1024 ** 2, pids: 128, cpus: 1, diskBytes: 100 * 1024 ** 2 },
+    });
+    const full = (await tight.create({ image: embeddedImageName(), labels })) as DockerSandbox;
+    try {
+      await full.prepare(workspace);
+      expect(await full.whyUnusable()).toBeNull();
+      await full.exec('head -c 90M /dev/zero > /tmp/a; head -c 90M /dev/zero > /root/b; true', { timeoutMs: 60_000 });
+      expect(await full.whyUnusable()).toMatch(/its memory is full \(\d+ MiB of 128 MiB|not running any more/);
+      await full.reset();
+      expect(await full.whyUnusable()).toBeNull();
+      expect((await full.exec('echo alive')).stdout).toBe('alive\n');
+    } finally {
+      await full.destroy();
+    }
+  });
+
   it('removes its container on destroy, even twice', async () => {
     const extra = await provider.create({ image: embeddedImageName(), labels });
     await extra.destroy();

@@ -3,6 +3,7 @@ import { finished } from 'node:stream/promises';
 import { ConfigError, type ExecOptions, type ExecResult, InfrastructureError, InputError } from '@harness-s/core';
 import type Docker from 'dockerode';
 import { execa, type ResultPromise } from 'execa';
+import { containerUnusableReason } from './container-health.js';
 import { type ContainerLimits, containerSpec, defaultContainerUser } from './container-spec.js';
 import {
   containerSetupScript,
@@ -21,9 +22,6 @@ import { commandEnvironment, SandboxUnusableError, type SweSandbox, type Workspa
 const streamGraceMs = 5_000;
 
 const scratchPath = '/tmp/harness-s';
-
-/** A process table this close to its limit counts as full. */
-const fullTableMargin = 2;
 
 /** Whether an error from the Docker API means the daemon or the container is gone. */
 function isUnavailable(error: unknown): boolean {
@@ -234,25 +232,11 @@ export class DockerSandbox implements SweSandbox {
   }
 
   /**
-   * Asks the daemon, outside the container, whether the container can still run commands: it is
-   * running, and its process table is not full (a fork bomb that outlived its command).
+   * Asks the daemon, outside the container, whether the container can still run commands
+   * (`containerUnusableReason`).
    */
   async whyUnusable(): Promise<string | null> {
-    if (this.destroyed) return null;
-    try {
-      const info = await this.container.inspect();
-      if (!info.State.Running) {
-        return `its container is not running any more (${info.State.Status}, exit code ${info.State.ExitCode})`;
-      }
-      const { current, limit } = (await this.container.stats({ stream: false, 'one-shot': true })).pids_stats ?? {};
-      if (current !== undefined && limit !== undefined && limit > 0 && current >= limit - fullTableMargin) {
-        return `its process table is full (${current} of ${limit} processes: a fork bomb, or processes left running in the background)`;
-      }
-      return null;
-    } catch {
-      // The daemon does not answer: that is an infrastructure error, which the next exec reports.
-      return null;
-    }
+    return this.destroyed ? null : containerUnusableReason(this.container);
   }
 
   async readFile(path: string): Promise<string> {
