@@ -11,8 +11,8 @@
  * data directory when the engine had to initialise one, for the cache), `{ kind: 'failed', message }`
  * when it cannot start, and `{ kind: 'reply', id, ok, ..., inTransaction }` for each request:
  * `{ op: 'exec', sql }`, `{ op: 'query', sql, params, text, caps, after }` (rows as arrays; with `caps`
- * `{ maxRows, maxBytes }` only the rows the caller may keep, plus the first it may not, are sent:
- * the byte count is `cellBytes` of cell-values.ts; `after` is a query run once the first succeeded,
+ * `{ maxRows, maxBytes }` only the rows the caller may keep, plus the first it may not, are sent,
+ * that one's long cells cut to just past the byte cap: the byte count is `cellBytes` of cell-values.ts; `after` is a query run once the first succeeded,
  * its rows sent as `afterRows`) and `{ op: 'close' }`. Any request may carry `before`, statements run
  * first: when one fails, the request fails with its error.
  */
@@ -48,15 +48,28 @@ async function start() {
   }
 }
 
+// The first row past the byte cap goes with its long cells cut to just past the cap: enough for the
+// caller to see it does not fit, without copying a huge value to the main thread.
+const cut = (cell, maxBytes) =>
+  typeof cell === 'string' && cell.length > maxBytes + 1 ? cell.slice(0, maxBytes + 1)
+    : cell instanceof Uint8Array && cell.byteLength > maxBytes + 1 ? cell.slice(0, maxBytes + 1)
+    : cell;
+
 function capped(rows, caps) {
   if (!caps) return rows;
   const kept = [];
   let bytes = 0;
   for (const row of rows) {
-    kept.push(row);
-    if (kept.length > caps.maxRows) break;
+    if (kept.length >= caps.maxRows) {
+      kept.push(row);
+      break;
+    }
     for (const cell of row) bytes += cellBytes(cell);
-    if (bytes > caps.maxBytes) break;
+    if (bytes > caps.maxBytes) {
+      kept.push(row.map((cell) => cut(cell, caps.maxBytes)));
+      break;
+    }
+    kept.push(row);
   }
   return kept;
 }
