@@ -71,6 +71,27 @@ describe('code sandbox: behaviour', () => {
     expect((await sandbox.run('print(new Date().toISOString(), Date.now())')).output).toBe(
       '2024-06-14T10:00:00.000Z 1718359200000',
     );
+    // No way back to the real clock: the prototype chain, the constructor, Date() as a function.
+    const ways = [
+      'new (Object.getPrototypeOf(Date))()',
+      'new (Object.getPrototypeOf(Date.prototype).constructor)()',
+      'new (new Date().constructor)()',
+      'new Date(Date())',
+      'new Date(2020, 0, 1)',
+    ];
+    const seen = await sandbox.run(
+      `for (const make of [${ways.map((way) => `() => ${way}`).join(', ')}]) { try { print(make().toISOString()) } catch (error) { print('refused') } }`,
+    );
+    expect(seen.output.split('\n')).toEqual([
+      'refused',
+      'refused',
+      '2024-06-14T10:00:00.000Z',
+      '2024-06-14T10:00:00.000Z',
+      new Date(2020, 0, 1).toISOString(),
+    ]);
+    expect(
+      (await sandbox.run('print(new Date(5).getTime(), typeof Date.UTC(2020, 0), new Date() instanceof Date)')).output,
+    ).toBe('5 number true');
   });
 });
 

@@ -57,17 +57,19 @@ export function preludeSource(apiNames: Record<string, string[]>, now: string): 
   Object.defineProperty(globalThis, 'apis', constant(Object.freeze(apis)));
   Object.defineProperty(globalThis, 'print', constant(print));
   Object.defineProperty(globalThis, 'console', constant(Object.freeze({ log: print, info: print, warn: print, error: print })));
+  // Not a subclass, whose prototype chain would lead back to the real Date: the one constructor
+  // reachable from anywhere (Date, Date.prototype.constructor) is this one.
   const RealDate = Date;
   const frozen = RealDate.parse(${JSON.stringify(`${now}Z`)});
-  class FrozenDate extends RealDate {
-    constructor(...args) {
-      if (args.length === 0) super(frozen);
-      else super(...args);
-    }
-    static now() {
-      return frozen;
-    }
+  function FrozenDate(...args) {
+    if (new.target === undefined) return new RealDate(frozen).toString();
+    return Reflect.construct(RealDate, args.length === 0 ? [frozen] : args, new.target);
   }
+  FrozenDate.prototype = RealDate.prototype;
+  Object.defineProperty(RealDate.prototype, 'constructor', { value: FrozenDate, writable: true, configurable: true });
+  FrozenDate.now = () => frozen;
+  FrozenDate.parse = RealDate.parse;
+  FrozenDate.UTC = RealDate.UTC;
   globalThis.Date = FrozenDate;
 })(globalThis.__hostCall, globalThis.__hostPrint);
 delete globalThis.__hostCall;
