@@ -9,6 +9,9 @@ import type { DbbenchTask } from './records.js';
 describe('screenPgliteStatement', () => {
   it("refuses what reaches the engine's files, programs and catalogs, however it is spelt", () => {
     for (const sql of [
+      'CREATE SCHEMA s CREATE TABLE t (a int) CREATE TRIGGER x BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION suppress_redundant_updates_trigger()',
+      'SET allow_system_table_mods = on',
+      'SET "allow_system_table_mods" TO \'on\'',
       "COPY (SELECT 'x') TO '/tmp/leak.txt'",
       "copy (select 1) to program 'id'",
       ' /* a /* nested */ comment */ COPY t FROM STDIN',

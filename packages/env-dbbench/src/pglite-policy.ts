@@ -5,7 +5,8 @@
  * until the time limit restarts it, and writes to the system catalogs would change the engine for every
  * later episode. Statements that could reach beyond the episode's tables are therefore refused before
  * they run: COPY, DO and LOAD; creating functions, procedures, triggers, rules, extensions, roles and
- * other server objects (only tables, views, indexes, sequences, schemas and materialized views); the
+ * other server objects (only tables, views, indexes, sequences, schemas without objects inside them,
+ * and materialized views); `allow_system_table_mods`; the
  * functions of server files, programs, large objects and server administration, and those that run
  * SQL given as text; `pg_sleep`, which only a restart of the engine could stop; and any statement that
  * changes data or definitions while naming a system catalog (`pg_...`). The screen reads the statement
@@ -70,7 +71,12 @@ function screenTokens(tokens: readonly PostgresToken[]): string | null {
       while (objectModifiers.has(upper(statement[index]))) index += 1;
       const object = upper(statement[index]);
       if (!allowedObjects.has(object)) return `${first} ${object || '...'} is refused: ${why}`;
+      // CREATE SCHEMA may hold CREATE sub-commands (a trigger among them), which the check above never sees.
+      if (object === 'SCHEMA' && statement.slice(index + 1).some((token) => upper(token) === 'CREATE'))
+        return `CREATE SCHEMA with objects inside it is refused: ${why}`;
     }
+    if (statement.some((token) => /^allow_system_table_mods$/i.test(token.value)))
+      return `allow_system_table_mods is refused: ${why}`;
     const writes = !readingStarts.has(first) || statement.some((token) => writingWords.has(upper(token)));
     const catalog = statement.find(
       (token) => (token.kind === 'word' || token.kind === 'quoted-identifier') && /^pg_/i.test(token.value),
