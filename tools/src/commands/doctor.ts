@@ -108,6 +108,9 @@ export function failureText(error: unknown): string {
 /** The Node.js the project needs (package.json's engines). */
 const neededNode = [20, 10] as const;
 
+/** The environments whose embedded defaults `plan` checks by name, with their own options. */
+const checkedAbove = new Set(['dbbench', 'appworld', 'swegym']);
+
 function plan(flags: DoctorFlags): Plan[] {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const oldNode = major < neededNode[0] || (major === neededNode[0] && minor < neededNode[1]);
@@ -152,12 +155,13 @@ function plan(flags: DoctorFlags): Plan[] {
       required: true,
       run: (signal) => oracleEpisode('swegym', { sandbox: 'local' }, signal),
     },
-    // Environments plug-ins added (HARNESS_S_PLUGINS): loaded, they are meant to work.
+    // Every other environment, built in (a package added to builtInEnvironments) or added by a
+    // plug-in (HARNESS_S_PLUGINS): registered, it is meant to work.
     ...environmentNames()
-      .filter((name) => !builtInEnvironments.some((entry) => entry.name === name))
+      .filter((name) => !checkedAbove.has(name))
       .map(
         (name): Plan => ({
-          part: `${name} (plug-in)`,
+          part: builtInEnvironments.some((entry) => entry.name === name) ? name : `${name} (plug-in)`,
           neededBy: `--env ${name}`,
           required: true,
           run: (signal) => oracleEpisode(name, {}, signal),
