@@ -13,7 +13,7 @@
  * as PostgreSQL does, once with backslash escapes in plain strings and once without (the agent may
  * switch `standard_conforming_strings`); either reading is enough to refuse.
  */
-import { type PostgresToken, tokenizePostgres } from './postgres-lexer.js';
+import { type PostgresToken, screenEitherReading } from './postgres-lexer.js';
 
 /** Statements refused by their first word. */
 const refusedStatements = new Set(['COPY', 'DO', 'LOAD', 'IMPORT', 'SECURITY', 'REASSIGN', 'CALL']);
@@ -90,12 +90,5 @@ function screenTokens(tokens: readonly PostgresToken[]): string | null {
 
 /** The observation for a statement PGlite may not run (see the module comment), or null. */
 export function screenPgliteStatement(sql: string): string | null {
-  for (const backslashEscapes of [false, true]) {
-    const tokens = tokenizePostgres(sql, { backslashEscapes }).filter(
-      (token) => token.kind !== 'whitespace' && token.kind !== 'comment',
-    );
-    const reason = screenTokens(tokens);
-    if (reason) return reason;
-  }
-  return null;
+  return screenEitherReading(sql, screenTokens);
 }

@@ -127,3 +127,19 @@ function quotedEnd(sql: string, start: number, quote: string, backslashEscapes: 
   }
   return sql.length;
 }
+
+/**
+ * The first reason `screen` gives for a statement's significant tokens (comments and whitespace
+ * left out) as PostgreSQL reads it with backslash escapes in plain strings or without (the agent may
+ * switch `standard_conforming_strings`), or null: either reading is enough to refuse.
+ */
+export function screenEitherReading(sql: string, screen: (tokens: PostgresToken[]) => string | null): string | null {
+  for (const backslashEscapes of [false, true]) {
+    const tokens = tokenizePostgres(sql, { backslashEscapes }).filter(
+      (token) => token.kind !== 'whitespace' && token.kind !== 'comment',
+    );
+    const reason = screen(tokens);
+    if (reason) return reason;
+  }
+  return null;
+}

@@ -18,7 +18,7 @@
  * text (`query_to_xml` and its kin, `ts_stat`, `ts_rewrite`); `U&` names and strings, which spell
  * characters by code, are refused too. The statements DBBench's tasks need are none of these.
  */
-import { type PostgresToken, tokenizePostgres } from './postgres-lexer.js';
+import { type PostgresToken, screenEitherReading } from './postgres-lexer.js';
 
 const refusedFunctions = /^(?:pg_terminate_backend|lo_\w+|loread|lowrite|query_to_xml\w*|ts_stat|ts_rewrite)$/i;
 const refusedCall = /\b(pg_terminate_backend|lo_\w+|loread|lowrite)\s*\(/i;
@@ -59,24 +59,16 @@ const memorySettings =
  * ...)`, or in the text of a `DO` block), or null. A name assembled at run time still reaches it.
  */
 export function screenMemorySettings(sql: string): string | null {
-  for (const backslashEscapes of [false, true]) {
-    for (const token of tokenizePostgres(sql, { backslashEscapes })) {
-      if (!['word', 'quoted-identifier', 'string'].includes(token.kind)) continue;
-      const named = memorySettings.exec(token.value);
+  return screenEitherReading(sql, (tokens) => {
+    for (const token of tokens) {
+      const named = token.kind === 'symbol' ? null : memorySettings.exec(token.value);
       if (named) return `${named[1]} is not available here: it would let one statement take the server's memory`;
     }
-  }
-  return null;
+    return null;
+  });
 }
 
 /** The observation for a statement that could call a function this run could not revoke, or null. */
 export function screenUnrevokedCalls(sql: string): string | null {
-  for (const backslashEscapes of [false, true]) {
-    const tokens = tokenizePostgres(sql, { backslashEscapes }).filter(
-      (token) => token.kind !== 'whitespace' && token.kind !== 'comment',
-    );
-    const reason = screenTokens(tokens);
-    if (reason) return reason;
-  }
-  return null;
+  return screenEitherReading(sql, screenTokens);
 }
