@@ -176,7 +176,7 @@ export class AdaptiveRouter implements RescueRouter {
       throw new ConfigError(`carryOver must be in [0, 1], got ${this.carryOver}`, { code: 'bad-router-config' });
     }
     if (options.profileTasks !== undefined) checkProfileTaskCount(options.profileTasks);
-    this.id = `adaptive-${this.mode}`;
+    this.id = this.mode;
   }
 
   /**

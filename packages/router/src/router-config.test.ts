@@ -91,7 +91,7 @@ describe('the adaptive router refuses what it cannot run, by name', () => {
         dir: join(await mkdtemp(join(tmpdir(), 'router-')), 'run'),
       }),
     ).rejects.toThrow(
-      'router adaptive-adaptive anchors its profiles on validation tasks, and tasks.validation is empty',
+      'router adaptive anchors its profiles on validation tasks, and tasks.validation is empty',
     );
     expect(stats.opened).toBe(0);
   });

@@ -52,10 +52,15 @@ export function checkResumedRun(dir: string, recorded: unknown, given: Record<st
   // A mixture takes the pool's first variants; otherwise the pool is a set (its order follows validation counts).
   const asSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
   const unordered = (given['config'] as Record<string, unknown> | undefined)?.['method'] !== 'mixture';
+  // The adaptive router was once recorded as `adaptive-adaptive` or `adaptive-fixed`.
+  const routerOf = (value: unknown) =>
+    typeof value === 'string' ? value.replace(/^adaptive-(adaptive|fixed)$/, '$1') : value;
   const same = (key: string) =>
     key === 'pool' && unordered
       ? isDeepStrictEqual(asSet(record[key]), asSet(given[key]))
-      : isDeepStrictEqual(record[key], given[key]);
+      : key === 'router'
+        ? routerOf(record[key]) === routerOf(given[key])
+        : isDeepStrictEqual(record[key], given[key]);
   // A run of another method may have recorded a router it did not use.
   const routes = (given['config'] as Record<string, unknown> | undefined)?.['method'] === 'harness-s';
   for (const key of identity)
