@@ -90,9 +90,7 @@ describe('the adaptive router refuses what it cannot run, by name', () => {
         trainer,
         dir: join(await mkdtemp(join(tmpdir(), 'router-')), 'run'),
       }),
-    ).rejects.toThrow(
-      'router adaptive anchors its profiles on validation tasks, and tasks.validation is empty',
-    );
+    ).rejects.toThrow('router adaptive anchors its profiles on validation tasks, and tasks.validation is empty');
     expect(stats.opened).toBe(0);
   });
 });

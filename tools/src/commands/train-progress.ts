@@ -1,8 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { evalDueAfter, readJson, trainFiles } from '@harness-s/core';
+import { countOf, evalDueAfter, readJson, trainFiles } from '@harness-s/core';
 import type { ProfilingProgress } from '@harness-s/router';
 import { partsProgress } from '../progress.js';
+
+/**
+ * A step's batch in the opening line: its tasks, or, when it is larger than the training split, its
+ * groups and the tasks they cycle through (`batchFor` takes them epoch by epoch).
+ */
+export const batchText = (batchSize: number, trainTasks: number): string =>
+  batchSize > trainTasks
+    ? `${countOf(batchSize, 'group')} (cycling through the ${countOf(trainTasks, 'train task')})`
+    : countOf(batchSize, 'task');
 
 /**
  * A progress bar per phase of a step that runs attempts (base, rescue, eval), replaced as phases

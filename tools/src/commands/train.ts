@@ -43,7 +43,7 @@ import {
   trainChangeable,
   trainSettingFlags,
 } from './train-flags.js';
-import { anchoringProgress, phaseProgress, resumeLine } from './train-progress.js';
+import { anchoringProgress, batchText, phaseProgress, resumeLine } from './train-progress.js';
 
 /** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
 function variantsLine(summary: TrainSummary): string {
@@ -210,7 +210,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
         );
     log(
       `Training ${flags.method} on ${flags.env}: ${tasks.train.length} train / ${tasks.test.length} test tasks (${tasks.source}), ` +
-        `${countOf(flags.steps, 'step')} x ${countOf(flags.batchSize, 'task')} x ${countOf(flags.k, 'attempt')}, pool ${pool.length}, seed ${flags.seed}` +
+        `${countOf(flags.steps, 'step')} x ${batchText(flags.batchSize, tasks.train.length)} x ${countOf(flags.k, 'attempt')}, pool ${pool.length}, seed ${flags.seed}` +
         (served
           ? `; policy ${served.id} (${served.version}), batches to ${join(dir, 'batches')}${flags.onBatch ? ', each handed to --on-batch' : ''}`
           : simulatedSettingsText(sim)

@@ -180,7 +180,12 @@ describe('the router of a continued run', () => {
     ).toThrow(/router "fixed" \(the run has "adaptive"\)/);
     // Runs recorded the adaptive router's mode behind an `adaptive-` prefix before.
     const continued = (recorded: string, router: string) => () =>
-      checkResumedRun('run', { router: recorded, config: { method: 'harness-s', steps: 1 } }, given('harness-s', router), 1);
+      checkResumedRun(
+        'run',
+        { router: recorded, config: { method: 'harness-s', steps: 1 } },
+        given('harness-s', router),
+        1,
+      );
     expect(continued('adaptive-adaptive', 'adaptive')).not.toThrow();
     expect(continued('adaptive-fixed', 'fixed')).not.toThrow();
     expect(continued('adaptive-fixed', 'adaptive')).toThrow(/router "adaptive" \(the run has "adaptive-fixed"\)/);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resumeLine } from './train-progress.js';
+import { batchText, resumeLine } from './train-progress.js';
 
 describe('a continued training run', () => {
   it('says where it picks up and what it does again', async () => {
@@ -42,5 +42,14 @@ describe('a continued training run', () => {
     await writeFile(join(dir, 'summary.json'), JSON.stringify({ steps: 2 }));
     expect(await resumeLine(dir, 6, 2)).toBe(`Continuing ${dir}, which ended after step 2: steps 3-6 to go`);
     expect(await resumeLine(dir, 3)).toBe(`Continuing ${dir}, which ended after step 2: step 3 to go`);
+  });
+});
+
+describe("a training run's opening line", () => {
+  it('says a batch larger than the training split cycles through its tasks', () => {
+    expect(batchText(4, 8)).toBe('4 tasks');
+    expect(batchText(8, 8)).toBe('8 tasks');
+    expect(batchText(8, 4)).toBe('8 groups (cycling through the 4 train tasks)');
+    expect(batchText(2, 1)).toBe('2 groups (cycling through the 1 train task)');
   });
 });
