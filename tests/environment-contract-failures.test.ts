@@ -71,6 +71,7 @@ const check = {
     'solves every task by its oracle plan, and no task by doing nothing or by its empty plan; both plans end the episode',
   wrongPaths: 'ends the episode on wrong paths through the oracle plan: every decision wrong, and each wrong in turn',
   concurrent: 'keeps concurrent episodes of one task apart',
+  badArguments: 'answers an unknown tool and bad arguments with observations, not crashes',
 };
 
 describe('the environment contract, run against environments that break it', () => {
@@ -133,6 +134,15 @@ describe('the environment contract, run against environments that break it', () 
     expect(text).toContain('tasks solved by no action or by their empty plan (both must score reward 0, unsolved)');
     expect(text).toContain('"count-1 (no action: reward 1)"');
     expect(text).toContain('"count-1 (empty plan: reward 1)"');
+  });
+
+  it('probes every tool with bad arguments, also those listed after one that ends the episode', () => {
+    expect(failed('a tool after submit that throws on bad arguments').map(([name]) => name)).toEqual([
+      `a tool after submit that throws on bad arguments > ${check.badArguments}`,
+    ]);
+    expect(failure('a tool after submit that throws on bad arguments', check.badArguments)).toContain(
+      'reset: step threw n.toFixed is not a function (n = undefined)',
+    );
   });
 
   it('says what was expected when concurrent episodes share state', () => {

@@ -162,19 +162,40 @@ export function defineEnvironmentContract<T extends Task>(options: EnvironmentCo
 
     it('answers an unknown tool and bad arguments with observations, not crashes', async (context) => {
       needTasks(context);
-      await withEpisode(tasks[0] as T, async (episode) => {
-        const unknown = await episode.step({ tool: 'no_such_tool_xyz', arguments: {} });
-        expect(unknown.done, 'an unknown tool ends the episode').toBe(false);
-        expect(unknown.error, 'the error of an unknown tool').toBeDefined();
-        expect(unknown.observation.length, 'the observation of an unknown tool').toBeGreaterThan(0);
-        for (const tool of episode.tools) {
-          const result = await episode.step({ tool: tool.name, arguments: { unexpected: { deeply: ['nested'] } } });
-          expect(typeof result.observation).toBe('string');
-          if (result.done) break;
-        }
-        // The episode still evaluates after bad actions.
-        expect(evaluationProblem(await episode.evaluate()), 'evaluate() after bad actions').toBe('');
-      });
+      const task = tasks[0] as T;
+      const crashes: string[] = [];
+      // Every tool is probed; one whose bad call ends the episode leaves the rest to a new episode.
+      let tools: string[] = [];
+      let probed = 0;
+      for (let episodes = 0; episodes === 0 || probed < tools.length; episodes += 1) {
+        await withEpisode(task, async (episode) => {
+          if (episodes === 0) {
+            tools = episode.tools.map((tool) => tool.name);
+            const unknown = await episode.step({ tool: 'no_such_tool_xyz', arguments: {} });
+            expect(unknown.done, 'an unknown tool ends the episode').toBe(false);
+            expect(unknown.error, 'the error of an unknown tool').toBeDefined();
+            expect(unknown.observation.length, 'the observation of an unknown tool').toBeGreaterThan(0);
+          }
+          while (probed < tools.length) {
+            const tool = tools[probed] as string;
+            probed += 1;
+            try {
+              const result = await episode.step({ tool, arguments: { unexpected: { deeply: ['nested'] } } });
+              if (typeof result.observation !== 'string') crashes.push(`${tool}: the observation is not a string`);
+              if (result.done) break;
+            } catch (error) {
+              crashes.push(`${tool}: step threw ${error instanceof Error ? error.message : String(error)}`);
+              break;
+            }
+          }
+          // The episode still evaluates after bad actions.
+          expect(
+            evaluationProblem(await episode.evaluate()),
+            `evaluate() after bad actions (episode ${episodes + 1})`,
+          ).toBe('');
+        });
+      }
+      expect(crashes, 'tools whose bad arguments were not answered by an observation').toEqual([]);
     });
 
     it(
