@@ -15,7 +15,7 @@ import {
 import { apiNames } from './apps/index.js';
 import { AppWorldEpisode } from './episode.js';
 import { goalCompletion, goalCompletionLines } from './goal-completion.js';
-import { CodeSandbox, type SandboxLimits } from './sandbox/code-sandbox.js';
+import { CodeSandbox, checkSandboxLimits, type SandboxLimits } from './sandbox/code-sandbox.js';
 import type { SandboxWorkerPool } from './sandbox/worker-pool.js';
 import { appworldHardness } from './task-hardness.js';
 import { act, appworldSkills } from './tasks/plan-steps.js';
@@ -26,7 +26,7 @@ import { WorldSession } from './world/session.js';
 export interface AppWorldEnvironmentOptions {
   /** Seed of the generated world (default 100). */
   seed?: number;
-  /** Sandbox limits per code block. */
+  /** Sandbox limits per code block; refused as the environment is made when they could end the process (`checkSandboxLimits`). */
   limits?: Partial<SandboxLimits>;
   /** Bytes an episode's API calls may add to its world's database (`defaultMaxStoredBytes`, 16 MB). */
   maxStoredBytes?: number;
@@ -69,6 +69,7 @@ export function appworldEmptyPlan(task: AppWorldTask): OraclePlan {
  * AppWorld's shapes, JavaScript code actions in a QuickJS sandbox, state-based checks.
  */
 export function createAppWorldEnvironment(options: AppWorldEnvironmentOptions = {}): AppWorldEnvironment {
+  if (options.limits) checkSandboxLimits(options.limits);
   const world = EmbeddedWorld.forSeed(options.seed ?? defaultWorldSeed);
   const names = apiNames();
   const embedded = (task: AppWorldTask) => {

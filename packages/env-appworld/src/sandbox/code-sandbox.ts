@@ -1,4 +1,4 @@
-import { InfrastructureError } from '@harness-s/core';
+import { ConfigError, InfrastructureError } from '@harness-s/core';
 import { ApiError } from '../api/definition.js';
 import { preludeSource } from './prelude.js';
 import type { SandboxWorker, WorkerRun } from './sandbox-worker.js';
@@ -20,9 +20,9 @@ export interface SandboxLimits {
    * engine's memory). The worker copies out of the engine only what the other limits keep (the
    * output, an API call's arguments, an error's texts), so a block cannot make it hold much; by
    * default 128 MB plus twice the engine's memory (`workerHeapBytesFor`). A block that still makes
-   * the thread reach it fails with a MemoryError, and the thread is replaced. Keep it well above
-   * `memoryBytes` and `maxOutputChars`: Node ends the process, not only the thread, when a single
-   * allocation goes more than 16 MB past the limit.
+   * the thread reach it fails with a MemoryError, and the thread is replaced. Node ends the process,
+   * not only the thread, when a single allocation goes more than 16 MB past the limit: keep it at
+   * least `minWorkerHeapBytes(maxOutputChars)` (`checkSandboxLimits`).
    */
   workerHeapBytes: number;
   /**
@@ -50,6 +50,29 @@ export const defaultSandboxLimits: SandboxLimits = {
   maxApiCallsPerBlock: 1_000,
   maxArgumentChars: 1_000_000,
 };
+
+/**
+ * The smallest worker heap for an output limit: the kept output as a string of two-byte characters,
+ * and its copy, above a 16 MiB floor. Below it, a block that prints up to the limit could end the
+ * whole process (see `workerHeapBytes`).
+ */
+export const minWorkerHeapBytes = (maxOutputChars: number): number => 16 * 1024 * 1024 + 4 * maxOutputChars;
+
+/**
+ * Refuses limits whose worker heap is too small for their output limit, naming both and what would
+ * do; unset limits read their defaults. The AppWorld environment checks its limits with it as it is
+ * made. `CodeSandbox.create` itself takes any limits, so a test can reach the heap limit.
+ */
+export function checkSandboxLimits(given: Partial<SandboxLimits>): void {
+  const limits = { ...defaultSandboxLimits, ...given };
+  if (given.workerHeapBytes === undefined) limits.workerHeapBytes = workerHeapBytesFor(limits.memoryBytes);
+  const least = minWorkerHeapBytes(limits.maxOutputChars);
+  if (!(limits.workerHeapBytes >= least))
+    throw new ConfigError(
+      `sandbox limits: workerHeapBytes ${limits.workerHeapBytes} is too small for maxOutputChars ${limits.maxOutputChars}: a block printing that much could end the process; give at least ${least} (16 MiB + 4 bytes per output character), or a smaller maxOutputChars`,
+      { code: 'bad-sandbox-limits' },
+    );
+}
 
 /** What the host answers to `apis.<app>.<api>(args)`: the JSON-able response, or it throws ApiError. */
 export type HostApi = (app: string, api: string, args: unknown) => unknown;

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../api/definition.js';
-import { CodeSandbox, type SandboxOptions } from './code-sandbox.js';
+import { createAppWorldEnvironment } from '../environment.js';
+import { CodeSandbox, checkSandboxLimits, minWorkerHeapBytes, type SandboxOptions } from './code-sandbox.js';
 import { SandboxWorkerPool } from './worker-pool.js';
 
 const megabyte = 1024 * 1024;
@@ -104,6 +105,38 @@ describe("code sandbox: the worker thread's own JavaScript heap is bounded", () 
     } finally {
       sandbox.dispose();
       neighbour.dispose();
+    }
+  });
+});
+
+describe('sandbox limits that could end the process', () => {
+  it('are refused as the environment is made: a worker heap too small for the output limit', () => {
+    // 16 MB of heap and 100 million characters kept: printing 30 million ended the process (V8 aborts).
+    const tiny = { workerHeapBytes: 16 * megabyte, maxOutputChars: 100_000_000 };
+    expect(() => createAppWorldEnvironment({ limits: tiny })).toThrow(
+      'sandbox limits: workerHeapBytes 16777216 is too small for maxOutputChars 100000000: a block printing that much could end the process; give at least 416777216 (16 MiB + 4 bytes per output character), or a smaller maxOutputChars',
+    );
+    // The default heap for a 64 MB engine (288 MB) holds up to about 71 million characters.
+    expect(() => checkSandboxLimits({ maxOutputChars: 71_000_000 })).not.toThrow();
+    expect(() => checkSandboxLimits({ maxOutputChars: 72_000_000 })).toThrow(/workerHeapBytes 301989888 is too small/);
+    expect(() => checkSandboxLimits({})).not.toThrow();
+  });
+
+  it('at the smallest heap the check allows, the longest output a block can print is kept', {
+    timeout: 60_000,
+  }, async () => {
+    const maxOutputChars = 10_000_000;
+    const sandbox = await CodeSandbox.create(
+      optionsWith({ memoryBytes: 512 * megabyte, maxOutputChars, workerHeapBytes: minWorkerHeapBytes(maxOutputChars) }),
+    );
+    try {
+      // Two bytes per character in the engine and in the worker: the costliest output of this length.
+      const outcome = await sandbox.run("print('\\u4e00'.repeat(11000000))");
+      expect(outcome.ok).toBe(true);
+      expect(outcome.output.startsWith('\u4e00'.repeat(maxOutputChars))).toBe(true);
+      expect(outcome.output.slice(maxOutputChars)).toBe('[output truncated: 1000001 more characters]');
+    } finally {
+      sandbox.dispose();
     }
   });
 });
