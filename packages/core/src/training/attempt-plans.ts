@@ -40,11 +40,24 @@ export function basePlans<T extends Task>(
  */
 /** The router's choice; its failure (thrown or rejected) named by router, task and step. */
 async function selectNamed(router: RescueRouter, task: Task, step: number, request: RescueRequest): Promise<string[]> {
+  let chosen: unknown;
   try {
-    return await router.select(request);
+    chosen = await router.select(request);
   } catch (error) {
     throw failureOf(`router ${router.id} failed on task ${task.id} (step ${step})`, error);
   }
+  if (!Array.isArray(chosen) || chosen.some((id) => typeof id !== 'string'))
+    throw new ConfigError(
+      `router ${router.id} answered ${shownAnswer(chosen)} for task ${task.id} (step ${step}); select must resolve to an array of variant ids`,
+      { code: 'bad-route' },
+    );
+  return chosen;
+}
+
+/** A router's wrong answer, short. */
+function shownAnswer(value: unknown): string {
+  const text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 export async function rescuePlans<T extends Task>(options: {
@@ -86,9 +99,10 @@ export async function rescuePlans<T extends Task>(options: {
               );
             const harness = poolById.get(id);
             if (!harness)
-              throw new ConfigError(`router ${router.id} chose '${id}', which is not in the pool`, {
-                code: 'bad-route',
-              });
+              throw new ConfigError(
+                `router ${router.id} chose '${id}' for ${task.id} (step ${step}), which is not in the pool (${shownAnswer(pool.map((variant) => variant.spec.id))})`,
+                { code: 'bad-route' },
+              );
             if (ids.indexOf(id) !== index)
               throw new ConfigError(
                 `router ${router.id} chose '${id}' twice for ${task.id}; a rescue set is distinct variants`,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -214,6 +215,18 @@ describe('the training loop', () => {
         dir,
       }),
     ).rejects.toThrow(/^trainer must be a Trainer/);
+    // A trainer or router without the methods a checkpoint needs is refused before any attempt.
+    const { state: _state, ...stateless } = base.trainer;
+    await expect(
+      train({ ...base, config: { method: 'grpo', steps: 1 }, trainer: stateless as never, dir }),
+    ).rejects.toThrow(
+      'trainer must be a Trainer: a policy, update(groups, step), state() and restore(state); it lacks state',
+    );
+    const router = { id: 'half', state: () => null } as unknown as RescueRouter;
+    await expect(train({ ...base, config, pool: [variant('good-a')], router, dir })).rejects.toThrow(
+      'router must be a RescueRouter: select(request), state() and restore(state); it lacks select, restore',
+    );
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 
   it('gives a task drawn twice in one batch (an epoch ends inside it) a group and attempt ids of its own', async () => {
@@ -276,6 +289,25 @@ describe('the training loop', () => {
     await expect(run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 1 } }, many)).rejects.toThrow(
       /router many chose 3 variants for count-\d; a rescue asks for at most 2/,
     );
+    const stranger: RescueRouter = { ...twice, id: 'stranger', select: async () => ['v-nope'] };
+    await expect(run('harness-s', {}, stranger)).rejects.toThrow(
+      /^router stranger chose 'v-nope' for count-\d \(step 1\), which is not in the pool \(\["good-a","bad-b","good-c"\]\)$/,
+    );
+    for (const [answer, shown] of [
+      [undefined, 'undefined'],
+      ['good-a', '"good-a"'],
+      [[1], '[1]'],
+    ] as const) {
+      const odd = { ...twice, id: 'odd', select: async () => answer } as unknown as RescueRouter;
+      await expect(run('harness-s', {}, odd)).rejects.toThrow(`router odd answered ${shown} for task count-`);
+    }
+    // A trainer's own failure is named by trainer and step, its error kept as the cause.
+    const fire = new Error('GPU on fire');
+    const burning = { ...recordingTrainer(), update: async () => Promise.reject(fire) };
+    const burnt = await run('grpo', {}, undefined, burning).catch((error: unknown) => error as Error);
+    expect(burnt).toBeInstanceOf(Error);
+    expect((burnt as Error).message).toBe('trainer recording: update of step 1 failed: GPU on fire');
+    expect((burnt as Error).cause).toBe(fire);
     // A router's own failure is named by router, task and step, its error kept as the cause.
     const kaput = new TypeError('kaput');
     for (const select of [

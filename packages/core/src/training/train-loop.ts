@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { everyAttemptLost, inProcessRunner } from '../attempt-runner.js';
 import type { Environment } from '../environment.js';
-import { ConfigError, namingFile } from '../errors.js';
+import { ConfigError, failureOf, namingFile } from '../errors.js';
 import { formatZodError } from '../jsonl.js';
 import { deriveSeed } from '../random.js';
 import type { Task } from '../task.js';
@@ -312,7 +312,13 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
           ? { lost: { attempts: lostAttempts, of: metrics.keptAttempts, groups: metrics.shortGroups } }
           : {}),
       });
-      const update = checkUpdate(trainer, await trainer.update(scoredGroups, step), step);
+      let updated: Awaited<ReturnType<typeof trainer.update>>;
+      try {
+        updated = await trainer.update(scoredGroups, step);
+      } catch (error) {
+        throw failureOf(`trainer ${trainer.id}: update of step ${step} failed`, error);
+      }
+      const update = checkUpdate(trainer, updated, step);
 
       const baseScored = base.filter(isScored);
       const infraErrors = [...base, ...rescueFlat].reduce((sum, trajectory) => sum + trajectory.infraErrors.length, 0);

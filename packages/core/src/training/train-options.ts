@@ -64,10 +64,27 @@ export function checkTrainOptions<T extends Task>(options: TrainOptions<T>, pool
       `${notHarness === 0 ? 'h0' : `pool[${notHarness - 1}]`} must be a Harness: createHarness(spec) of a harness spec (loadPool returns specs)`,
       { code: 'bad-train-options' },
     );
-  if (!options.trainer?.policy || typeof options.trainer.update !== 'function')
-    throw new ConfigError('trainer must be a Trainer: a policy, update(groups, step), state() and restore(state)', {
-      code: 'bad-train-options',
-    });
+  const trainer = options.trainer as unknown as Partial<Record<string, unknown>> | undefined;
+  const lacking = (of: Partial<Record<string, unknown>> | undefined, methods: readonly string[]) =>
+    methods.filter((name) => typeof of?.[name] !== 'function');
+  const trainerLacks = lacking(trainer, ['update', 'state', 'restore']);
+  if (!trainer?.['policy'] || trainerLacks.length > 0)
+    throw new ConfigError(
+      `trainer must be a Trainer: a policy, update(groups, step), state() and restore(state)${trainer?.['policy'] ? '' : '; it has no policy'}${trainerLacks.length > 0 ? `; it lacks ${trainerLacks.join(', ')}` : ''}`,
+      { code: 'bad-train-options' },
+    );
+  if (options.router !== undefined) {
+    const routerLacks = lacking(options.router as unknown as Partial<Record<string, unknown>>, [
+      'select',
+      'state',
+      'restore',
+    ]);
+    if (routerLacks.length > 0)
+      throw new ConfigError(
+        `router must be a RescueRouter: select(request), state() and restore(state); it lacks ${routerLacks.join(', ')}`,
+        { code: 'bad-train-options' },
+      );
+  }
   if (options.tasks.train.length === 0) throw new ConfigError('no training tasks', { code: 'no-tasks' });
   if (options.tasks.test.length === 0)
     throw new ConfigError('no test tasks for the evaluation under H0', { code: 'no-tasks' });
