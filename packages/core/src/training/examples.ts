@@ -1,9 +1,9 @@
 import { type ChatMessage, type ChatTool, toChatMessages, toChatTools } from '../chat-format.js';
 import { ConfigError } from '../errors.js';
 import type { Harness } from '../harness.js';
-import type { Message } from '../message.js';
+import type { AssistantMessage, Message } from '../message.js';
 import type { Task } from '../task.js';
-import type { Trajectory } from '../trajectory.js';
+import type { Trajectory, TurnRecord } from '../trajectory.js';
 import { rerenderTrajectory } from './rerender.js';
 import type { RescueContext } from './trainer.js';
 
@@ -33,11 +33,16 @@ export interface TrainingExample {
    */
   tools: ChatTool[] | null;
   /**
-   * Per assistant turn, the completion's token ids where the server returned them: the completions
-   * as sampled, under the attempt's own harness, also when `messages` are re-rendered under H0.
+   * Per assistant message of `messages`, in order, the token ids of the completion sampled as that
+   * message, where the server returned them. Null where it returned none, and for a message
+   * re-rendered under H0 whose text is not the reply as sampled (free text the codec has no room
+   * for, a reply split into one per action): its tokens are not known without the tokenizer.
    */
   completionTokenIds: Array<number[] | null>;
-  /** Per assistant turn, its tokens' log-probabilities under the sampling policy, where returned. */
+  /**
+   * Per assistant message, like `completionTokenIds`, its tokens' log-probabilities under the
+   * sampling policy (in the context the attempt was sampled in), where returned.
+   */
   completionLogprobs: Array<number[] | null>;
   /** Its group-relative advantage; 0 for an attempt the update did not use (`trained` false). */
   advantage: number;
@@ -66,6 +71,7 @@ export function trainingExample(
     trained?: boolean;
   },
 ): TrainingExample {
+  const sampled = sampledTurns(trajectory, example.messages);
   return {
     groupId: example.groupId,
     step: example.step,
@@ -76,13 +82,42 @@ export function trainingExample(
     context: trajectory.harnessId === example.h0Id ? 'h0' : example.context,
     messages: toChatMessages(example.messages),
     tools: trajectory.tools ? toChatTools(trajectory.tools) : null,
-    completionTokenIds: trajectory.turns.map((turn) => turn.completionTokenIds ?? null),
-    completionLogprobs: trajectory.turns.map((turn) => turn.completionLogprobs ?? null),
+    completionTokenIds: sampled.map((turn) => turn?.completionTokenIds ?? null),
+    completionLogprobs: sampled.map((turn) => turn?.completionLogprobs ?? null),
     advantage: example.advantage,
     reward: trajectory.evaluation?.reward ?? 0,
     trained: example.trained ?? true,
   };
 }
+
+/**
+ * Per assistant message of `messages`, the turn whose reply was sampled as it, or null: each
+ * message is matched to the next turn, in order, whose reply has the same text and calls (their ids
+ * aside: re-rendering numbers them anew). As recorded, that is every turn in turn; re-rendered,
+ * turns that failed to parse have no message, and a message changed by the codec has no turn.
+ */
+function sampledTurns(trajectory: Trajectory, messages: readonly Message[]): Array<TurnRecord | null> {
+  const turns = trajectory.turns;
+  let next = 0;
+  const matched: Array<TurnRecord | null> = [];
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    const at = turns.findIndex((turn, index) => index >= next && sameReply(turn.response, message));
+    matched.push(at === -1 ? null : (turns[at] ?? null));
+    if (at !== -1) next = at + 1;
+  }
+  return matched;
+}
+
+const sameReply = (response: TurnRecord['response'], message: AssistantMessage): boolean => {
+  const calls = response.toolCalls ?? [];
+  const others = message.toolCalls ?? [];
+  return (
+    response.content === message.content &&
+    calls.length === others.length &&
+    calls.every((call, index) => call.name === others[index]?.name && call.arguments === others[index]?.arguments)
+  );
+};
 
 export interface TrainingExamplesOptions {
   /** The run's tasks (any that its attempts name), to re-render attempts under H0. */

@@ -8,7 +8,7 @@ import { readTrajectories } from '../run-store.js';
 import { createCounterEnvironment, createPlainHarness } from '../testing/index.js';
 import { policy, run } from './__fixtures__/rescue-run.js';
 import { BatchExportTrainer } from './batch-export-trainer.js';
-import { exampleOfAttempt, type TrainingExample, trainingExamples } from './examples.js';
+import { exampleOfAttempt, type TrainingExample, trainingExample, trainingExamples } from './examples.js';
 
 const h0System = createPlainHarness().start({ id: 't', instruction: '' } as never, [])[0]?.content;
 
@@ -143,5 +143,80 @@ describe('trainingExamples', () => {
     expect(() => exampleOfAttempt(rescued, { task: other, h0, context: 'h0' })).toThrow(
       `exampleOfAttempt: ${rescued.id} is an attempt at task ${rescued.taskId}, and the task given is ${other.id}`,
     );
+  });
+
+  it('gives token ids and log-probabilities per assistant message, only where the message is the reply as sampled', () => {
+    const call = (id: string, sql: string) => ({ id, name: 'execute', arguments: JSON.stringify({ sql }) });
+    const turn = (index: number, content: string, calls: ReturnType<typeof call>[], extra: object = {}) => ({
+      index,
+      response: { content, toolCalls: calls },
+      usage: { promptTokens: 1, completionTokens: 1 },
+      latencyMs: 1,
+      completionTokenIds: [index, index],
+      completionLogprobs: [-index, -index],
+      actions: [],
+      ...extra,
+    });
+    const assistant = (content: string, calls: ReturnType<typeof call>[]): Message => ({
+      role: 'assistant',
+      content,
+      toolCalls: calls,
+    });
+    const recorded: Message[] = [
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'u' },
+      assistant('look', [call('a', 'SELECT 1')]),
+      { role: 'tool', content: '1', toolCallId: 'a' },
+      assistant('oops', [call('b', '{')]),
+      { role: 'user', content: 'format error' },
+      assistant('both', [call('c', 'SELECT 2'), call('d', 'SELECT 3')]),
+      { role: 'tool', content: '2', toolCallId: 'c' },
+      { role: 'tool', content: '3', toolCallId: 'd' },
+      assistant('', [call('e', 'SELECT 1')]),
+    ];
+    const trajectory = {
+      id: 'x',
+      taskId: 't',
+      harnessId: 'variant',
+      policyVersion: 'p',
+      messages: recorded,
+      turns: [
+        turn(0, 'look', [call('a', 'SELECT 1')]),
+        turn(1, 'oops', [call('b', '{')], { formatError: 'bad JSON' }),
+        turn(2, 'both', [call('c', 'SELECT 2'), call('d', 'SELECT 3')]),
+        turn(3, '', [call('e', 'SELECT 1')]),
+      ],
+      evaluation: { reward: 1 },
+    } as never;
+    const example = (messages: Message[]) =>
+      trainingExample(trajectory, { groupId: 'g', step: 1, context: 'h0', messages, advantage: 1 });
+    // As recorded: one message per turn, the one that failed to parse included.
+    expect(example(recorded).completionTokenIds).toEqual([
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
+    expect(example(recorded).completionLogprobs).toEqual([
+      [-0, -0],
+      [-1, -1],
+      [-2, -2],
+      [-3, -3],
+    ]);
+    // Re-rendered under a protocol of one action per reply: the failed turn has no message, the
+    // split reply is not what was sampled, and calls are numbered anew.
+    const rerendered: Message[] = [
+      { role: 'system', content: 'h0' },
+      { role: 'user', content: 'u' },
+      assistant('look', [call('call_0', 'SELECT 1')]),
+      { role: 'tool', content: '1', toolCallId: 'call_0' },
+      assistant('both', [call('call_1', 'SELECT 2')]),
+      { role: 'tool', content: '2', toolCallId: 'call_1' },
+      assistant('', [call('call_2', 'SELECT 3')]),
+      { role: 'tool', content: '3', toolCallId: 'call_2' },
+      assistant('', [call('call_3', 'SELECT 1')]),
+    ];
+    expect(example(rerendered).completionTokenIds).toEqual([[0, 0], null, null, [3, 3]]);
+    expect(example(rerendered).completionLogprobs).toHaveLength(4);
   });
 });
