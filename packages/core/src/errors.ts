@@ -132,3 +132,9 @@ export function failureOf(what: string, error: unknown): unknown {
       if (key in error) Object.assign(named, { [key]: (error as unknown as Record<string, unknown>)[key] });
   return named;
 }
+
+/** A value as a message shows it: as JSON, cut at 80 characters; `absent` for undefined. */
+export function shownValue(value: unknown, absent = 'undefined'): string {
+  const text = value === undefined ? absent : (JSON.stringify(value) ?? String(value));
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}

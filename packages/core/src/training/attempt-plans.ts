@@ -1,4 +1,4 @@
-import { ConfigError, failureOf } from '../errors.js';
+import { ConfigError, failureOf, shownValue } from '../errors.js';
 import type { Harness } from '../harness.js';
 import { deriveSeed, Random } from '../random.js';
 import type { Task } from '../task.js';
@@ -48,16 +48,10 @@ async function selectNamed(router: RescueRouter, task: Task, step: number, reque
   }
   if (!Array.isArray(chosen) || chosen.some((id) => typeof id !== 'string'))
     throw new ConfigError(
-      `router ${router.id} answered ${shownAnswer(chosen)} for task ${task.id} (step ${step}); select must resolve to an array of variant ids`,
+      `router ${router.id} answered ${shownValue(chosen)} for task ${task.id} (step ${step}); select must resolve to an array of variant ids`,
       { code: 'bad-route' },
     );
   return chosen;
-}
-
-/** A router's wrong answer, short. */
-function shownAnswer(value: unknown): string {
-  const text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value));
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 export async function rescuePlans<T extends Task>(options: {
@@ -100,7 +94,7 @@ export async function rescuePlans<T extends Task>(options: {
             const harness = poolById.get(id);
             if (!harness)
               throw new ConfigError(
-                `router ${router.id} chose '${id}' for ${task.id} (step ${step}), which is not in the pool (${shownAnswer(pool.map((variant) => variant.spec.id))})`,
+                `router ${router.id} chose '${id}' for ${task.id} (step ${step}), which is not in the pool (${shownValue(pool.map((variant) => variant.spec.id))})`,
                 { code: 'bad-route' },
               );
             if (ids.indexOf(id) !== index)

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError } from '../errors.js';
+import { ConfigError, shownValue } from '../errors.js';
 import { formatZodError } from '../jsonl.js';
 import { TrainConfig } from './train-config.js';
 
@@ -9,10 +9,7 @@ export const resumeChangeable: readonly string[] = ['steps', 'concurrency', 'max
 /** What a run is besides its settings, as config.json records it. */
 const identity = ['env', 'h0', 'pool', 'router', 'trainer', 'trainTasks', 'testTasks'];
 
-const shown = (value: unknown): string => {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
-};
+const shown = (value: unknown): string => shownValue(value, 'nothing');
 
 const listed = (items: readonly unknown[]): string => {
   const text = items.map((item) => JSON.stringify(item)).join(', ');
