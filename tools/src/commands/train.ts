@@ -281,7 +281,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
           // A model's phases take minutes: say when each starts.
           const phases: Partial<Record<typeof progress.phase, string>> = {
             base: `${countOf(flags.k, 'attempt')} per task ${flags.method === 'mixture' ? 'over the mixture' : 'under H0'}`,
-            rescue: 'rescuing the groups that failed every attempt',
+            rescue: `rescuing ${countOf(progress.failedGroups ?? 0, 'group')} that failed every attempt`,
             eval: `evaluating under H0 on ${countOf(tasks.test.length, 'test task')}`,
           };
           const what = phases[progress.phase];

@@ -29,6 +29,28 @@ describe('the training loop', () => {
     ]);
   });
 
+  it('says the rescue phase only for a step with groups to rescue, with how many', async () => {
+    const { base } = await refusalSetup();
+    const rescues = async (train_: typeof base.tasks.train) => {
+      const { dir } = await refusalSetup();
+      const seen: string[] = [];
+      await train({
+        ...base,
+        tasks: { train: train_, test: base.tasks.test },
+        pool: [variant('good-a'), variant('bad-b'), variant('good-c')],
+        config: { method: 'harness-s', steps: 1, batchSize: 3, k: 2, seed: 1, evalK: 1, concurrency: 2 },
+        dir,
+        onProgress: ({ phase, failedGroups, attempts }) => {
+          if (phase === 'rescue' && !attempts) seen.push(`rescue ${failedGroups}`);
+        },
+      });
+      return seen;
+    };
+    // count-1 is solved under H0; count-2 and count-3 fail every attempt.
+    expect(await rescues(base.tasks.train)).toEqual(['rescue 2']);
+    expect(await rescues(base.tasks.train.filter((task) => task.id === 'count-1'))).toEqual([]);
+  });
+
   it('grpo keeps all-failed groups, with no rescue and no signal from them', async () => {
     const { summary, trainer, dir } = await run('grpo');
     // Per step 3 tasks: count-1 solved under H0 (all succeed: no signal), count-2/3 all fail.

@@ -196,7 +196,10 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         return scored.length > 0 && scored.every((trajectory) => !trajectory.evaluation.success);
       });
       const rescues = config.method === 'harness-s' || config.method === 'h0-resample';
-      if (rescues) options.onProgress?.({ step, steps: config.steps, phase: 'rescue' });
+      const failedGroups = triggered.filter(Boolean).length;
+      // Said only when there is a group to rescue.
+      if (rescues && failedGroups > 0)
+        options.onProgress?.({ step, steps: config.steps, phase: 'rescue', failedGroups });
       const rescueGroups: AttemptPlan<T>[][] = rescues
         ? await rescuePlans({
             batch,

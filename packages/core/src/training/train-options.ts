@@ -21,6 +21,8 @@ export interface TrainProgress {
    * with 0 ended as the phase starts, then after each attempt.
    */
   attempts?: { done: number; total: number };
+  /** Of the rescue phase as it starts: how many groups failed every attempt, and are rescued. */
+  failedGroups?: number;
   /**
    * Of the update phase: attempts of the groups it trains on (base groups kept, rescue groups)
    * lost to infrastructure errors after their retries, of how many, and in how many groups. They
