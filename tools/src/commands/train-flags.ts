@@ -40,6 +40,8 @@ export interface TrainFlags extends EnvironmentOptions, SimulatedSettingsFlags, 
   skipInitialEval?: boolean;
   evalK: number;
   concurrency: number;
+  /** Reruns of an attempt that ended in an infrastructure error (default: the loop's, 2). */
+  infraRetries?: number;
   learningRate?: number;
   /** Advantages: divide by the population or the sample standard deviation (default population). */
   advantageStd?: string;
@@ -155,6 +157,7 @@ export const trainSettingFlags = [
  */
 export const trainChangeable = [
   'concurrency',
+  'infraRetries',
   'db',
   'sandbox',
   'unconfined',

@@ -114,6 +114,44 @@ describe('train with a model served elsewhere', () => {
     }
   });
 
+  it('runs an attempt lost to the server again --infra-retries times, and records how many', async () => {
+    const down = await startCounterModel(undefined, () => true);
+    const dir = await mkdtemp(join(tmpdir(), 'train-served-retries-'));
+    const requests = async (infraRetries: number) => {
+      const before = down.prompts.length;
+      const out = join(dir, `retries-${infraRetries}`);
+      await expect(
+        runTrain({
+          env: 'counter',
+          method: 'grpo',
+          policy: 'openai',
+          model: 'test',
+          baseUrl: down.baseUrl,
+          maxRetries: 0,
+          infraRetries,
+          skipInitialEval: true,
+          steps: 1,
+          batchSize: 1,
+          k: 2,
+          seed: 1,
+          evalK: 1,
+          concurrency: 1,
+          quiet: true,
+          out,
+        }),
+      ).rejects.toThrow(/step 1: every attempt ended in an infrastructure error/);
+      expect(JSON.parse(await readFile(join(out, 'config.json'), 'utf8')).config.maxInfraRetries).toBe(infraRetries);
+      return down.prompts.length - before;
+    };
+    try {
+      // Two attempts, each run 1 + --infra-retries times, each of its runs one request (--max-retries 0).
+      expect(await requests(0)).toBe(2);
+      expect(await requests(3)).toBe(8);
+    } finally {
+      await down.close();
+    }
+  });
+
   it("refuses the simulated policy's flags for a model, and a hand-over for the simulated policy", async () => {
     const base = { env: 'counter', method: 'grpo', steps: 1, batchSize: 1, k: 1, seed: 0, evalK: 1, concurrency: 1 };
     const model = { policy: 'openai', model: 'test', baseUrl: chat.baseUrl };

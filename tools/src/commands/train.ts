@@ -227,6 +227,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
         seed: flags.seed,
         evalK: flags.evalK,
         concurrency: flags.concurrency,
+        ...(flags.infraRetries === undefined ? {} : { maxInfraRetries: flags.infraRetries }),
         ...(rescue ? { rescue } : {}),
         ...(flags.rescueContext ? { rescueContext: flags.rescueContext as 'variant' | 'h0' } : {}),
         ...(flags.evalEvery ? { evalEvery: flags.evalEvery } : {}),
