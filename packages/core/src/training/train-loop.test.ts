@@ -51,6 +51,15 @@ describe('the training loop', () => {
     expect(await rescues(base.tasks.train.filter((task) => task.id === 'count-1'))).toEqual([]);
   });
 
+  it('refuses to resume a folder with no run, saying so by code', async () => {
+    const { base, dir } = await refusalSetup();
+    const config = { method: 'grpo' as const, steps: 1, batchSize: 1, k: 1, seed: 1, evalK: 1 };
+    await expect(train({ ...base, config, dir, resume: true })).rejects.toMatchObject({
+      code: 'no-run',
+      message: expect.stringMatching(/^resume: no training run in .* \(no config.json\) to continue/),
+    });
+  });
+
   it('grpo keeps all-failed groups, with no rescue and no signal from them', async () => {
     const { summary, trainer, dir } = await run('grpo');
     // Per step 3 tasks: count-1 solved under H0 (all succeed: no signal), count-2/3 all fail.

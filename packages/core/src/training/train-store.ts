@@ -214,7 +214,10 @@ export class TrainStore {
     if (resume) {
       if (!existsSync(checkpointPath)) {
         if (!existsSync(join(dir, trainFiles.config))) {
-          throw new ConfigError(`resume: no training run in ${dir} (no config.json)`, { code: 'bad-flag' });
+          throw new ConfigError(
+            `resume: no training run in ${dir} (no config.json) to continue; without resume, a run starts there`,
+            { code: 'no-run' },
+          );
         }
       } else {
         const checkpoint = parseWith(Checkpoint, await readJson(checkpointPath), checkpointPath);
