@@ -90,7 +90,9 @@ describe('the adaptive router refuses what it cannot run, by name', () => {
         trainer,
         dir: join(await mkdtemp(join(tmpdir(), 'router-')), 'run'),
       }),
-    ).rejects.toThrow('router adaptive anchors its profiles on validation tasks, and tasks.validation is empty');
+    ).rejects.toThrow(
+      "router adaptive needs validation tasks (its needsValidationTasks says so), and tasks.validation is empty: give the split's validation tasks, or start from profiles with a router that keeps them",
+    );
     expect(stats.opened).toBe(0);
   });
 });

@@ -60,6 +60,24 @@ describe('the training loop', () => {
     });
   });
 
+  it("refuses a router that needs validation tasks when there are none, with no advice for another router's", async () => {
+    const { base, dir } = await refusalSetup();
+    const router: RescueRouter = {
+      id: 'mine',
+      select: async () => [],
+      needsValidationTasks: () => true,
+      state: () => null,
+      restore() {},
+    };
+    const config = { method: 'harness-s' as const, steps: 1, batchSize: 1, k: 1, seed: 1, evalK: 1 };
+    const refused = train({ ...base, config, dir, router, pool: [variant('good-a')] });
+    await expect(refused).rejects.toMatchObject({
+      code: 'no-validation-tasks',
+      message:
+        "router mine needs validation tasks (its needsValidationTasks says so), and tasks.validation is empty: give the split's validation tasks",
+    });
+  });
+
   it('grpo keeps all-failed groups, with no rescue and no signal from them', async () => {
     const { summary, trainer, dir } = await run('grpo');
     // Per step 3 tasks: count-1 solved under H0 (all succeed: no signal), count-2/3 all fail.
