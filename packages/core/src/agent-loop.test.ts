@@ -3,6 +3,7 @@ import { runAttempt } from './agent-loop.js';
 import { InfrastructureError } from './errors.js';
 import { evaluate } from './evaluate.js';
 import { callTool, createCounterEnvironment, createPlainHarness, createScriptedPolicy } from './testing/index.js';
+import { Trajectory } from './trajectory.js';
 
 const request = (overrides: Partial<Parameters<typeof runAttempt>[0]> = {}) => {
   const { environment } = createCounterEnvironment();
@@ -74,6 +75,25 @@ describe('the agent loop', () => {
     expect(stuck.stopReason).toBe('format-error-limit');
     expect(stuck.turns).toHaveLength(2);
     expect(stuck.evaluation?.success).toBe(false);
+  });
+
+  it('records a reply the model cut at its token limit, as it was', async () => {
+    const scripted = createScriptedPolicy([{ role: 'assistant', content: 'I will add tw' }]);
+    const policy = {
+      ...scripted,
+      startEpisode: (context: Parameters<typeof scripted.startEpisode>[0]) => {
+        const session = scripted.startEpisode(context);
+        return {
+          respond: async (asked: Parameters<typeof session.respond>[0]) => ({
+            ...(await session.respond(asked)),
+            cutOff: true,
+          }),
+        };
+      },
+    };
+    const trajectory = await runAttempt(request({ policy }));
+    expect(trajectory.turns[0]).toMatchObject({ cutOff: true, formatError: 'no tool call' });
+    expect(Trajectory.parse(JSON.parse(JSON.stringify(trajectory))).turns[0]?.cutOff).toBe(true);
   });
 
   it('gives a bad action back as an observation, not a crash', async () => {

@@ -99,6 +99,7 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
         ...(response.decisions?.length ? { decisions: response.decisions } : {}),
         ...(response.completionTokenIds ? { completionTokenIds: response.completionTokenIds } : {}),
         ...(response.completionLogprobs ? { completionLogprobs: response.completionLogprobs } : {}),
+        ...(response.cutOff ? { cutOff: true as const } : {}),
         actions: [],
       };
       turns.push(turn);

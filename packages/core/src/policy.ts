@@ -38,6 +38,8 @@ export interface PolicyResponse {
   completionTokenIds?: number[];
   /** Per-token log-probabilities of the completion, when the server returns them. */
   completionLogprobs?: number[];
+  /** The completion stopped at the token limit: its text is cut (`finish_reason: length`). */
+  cutOff?: boolean;
 }
 
 /** Everything a policy may know about an episode before its first turn. */

@@ -43,6 +43,8 @@ export const TurnRecord = z.object({
   completionTokenIds: z.array(z.number().int()).optional(),
   /** Log-probabilities of the completion's tokens under the policy that sampled it, when the server returns them. */
   completionLogprobs: z.array(z.number()).optional(),
+  /** The reply stopped at the model's token limit, so its text is cut (a served model's `finish_reason: length`). */
+  cutOff: z.literal(true).optional(),
   /** Set when the codec could not decode the turn. */
   formatError: z.string().optional(),
   actions: z.array(ActionRecord),

@@ -42,6 +42,8 @@ const ChatCompletionBody = z.object({
             )
             .nullish(),
         }),
+        /** Why the completion ended: `length` when it reached the token limit (its text is cut). */
+        finish_reason: z.string().nullish(),
         /** vLLM's completion token ids, present when the request asked for `return_token_ids`. */
         token_ids: z.array(z.number().int().nonnegative()).nullish(),
         /** Present when the request asked for `logprobs`: one entry per completion token. */
@@ -59,6 +61,8 @@ export interface ParsedCompletion {
   usage: Usage;
   completionTokenIds?: number[];
   completionLogprobs?: number[];
+  /** The completion stopped at the token limit (`finish_reason: length`). */
+  cutOff?: true;
 }
 
 /** Why a body could not be used; the caller wraps it in an error naming the server. */
@@ -96,6 +100,7 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
     usage: readUsage(result.data.usage),
     ...(choice.token_ids ? { completionTokenIds: choice.token_ids } : {}),
     ...(choice.logprobs?.content ? { completionLogprobs: choice.logprobs.content.map((token) => token.logprob) } : {}),
+    ...(choice.finish_reason === 'length' ? { cutOff: true as const } : {}),
   };
 }
 

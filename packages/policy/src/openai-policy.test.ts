@@ -144,6 +144,26 @@ describe('OpenAI policy replies', () => {
     expect(served).toEqual([]);
   });
 
+  it('marks a reply cut at the token limit, and warns once that --max-tokens is too low', async () => {
+    const warnings: string[] = [];
+    const limited = createOpenAIPolicy(
+      { baseUrl: live.baseUrl, model: 'm', maxRetries: 0, maxTokens: 16 },
+      { warn: (message) => warnings.push(message) },
+    );
+    const cut = fixture('openai-text.json').replace('"finish_reason": "stop"', '"finish_reason": "length"');
+    expect(cut).not.toBe(fixture('openai-text.json'));
+    live.handler = () => json(cut);
+    for (let turn = 0; turn < 2; turn += 1) {
+      const response = await limited.startEpisode(context).respond({ messages: userTurn, tools: [] });
+      expect(response.cutOff).toBe(true);
+    }
+    expect(warnings).toEqual([
+      `model server ${live.baseUrl} cut a reply at the token limit (finish_reason length, max_tokens 16); such turns are recorded with cutOff, and a cut reply often fails to parse: raise --max-tokens`,
+    ]);
+    live.handler = () => json(fixture('openai-text.json'));
+    expect((await limited.startEpisode(context).respond({ messages: userTurn, tools: [] })).cutOff).toBeUndefined();
+  });
+
   it("sends the episode's seed with every request when seeded, and none otherwise", async () => {
     const seeded = createOpenAIPolicy({ baseUrl: live.baseUrl, model: 'm', maxRetries: 0, seeded: true });
     for (const seed of [7, 7, 12])

@@ -64,8 +64,8 @@ export interface OpenAIPolicyHooks {
  * tell them apart: `InfrastructureError` (`model-server-unavailable`) once the SDK has run out of
  * retries, `InfrastructureError` (`model-bad-response`) for an unusable 200 body, `ConfigError`
  * (`model-request-rejected`) for statuses a retry cannot fix; an aborted signal rethrows its reason.
- * When the server answers without the token ids or log-probabilities asked for, `hooks.warn` is
- * told once for each.
+ * When the server answers without the token ids or log-probabilities asked for, or cuts a reply at
+ * the token limit, `hooks.warn` is told once for each.
  */
 export function createOpenAIPolicy(options: OpenAIPolicyOptions, hooks: OpenAIPolicyHooks = {}): Policy {
   const parsed = OpenAIPolicyOptions.safeParse(options);
@@ -138,7 +138,7 @@ async function respond(
   }
 }
 
-/** Tells, once for each, that the server left out what was asked of it. */
+/** Tells, once for each kind, what the server did that a run should know of: left out what was asked of it, or cut a reply. */
 class MissingFields {
   private readonly told = new Set<string>();
   constructor(private readonly warn: ((message: string) => void) | undefined) {}
@@ -156,6 +156,11 @@ function noteMissing(response: PolicyResponse, settings: OpenAIPolicySettings, m
     missing.note(
       'token ids',
       `${server} answered without the completion's token ids asked for (return_token_ids); the recorded turns and exported batches will have none. vLLM returns them; other servers may ignore the field`,
+    );
+  if (response.cutOff)
+    missing.note(
+      'cut off',
+      `${server} cut a reply at the token limit (finish_reason length${settings.maxTokens === undefined ? ", the server's own limit" : `, max_tokens ${settings.maxTokens}`}); such turns are recorded with cutOff, and a cut reply often fails to parse: raise --max-tokens`,
     );
   if (settings.logprobs && response.completionLogprobs === undefined)
     missing.note(
