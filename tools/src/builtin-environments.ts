@@ -1,6 +1,6 @@
 import { ConfigError, type Environment } from '@harness-s/core';
 import { createAppWorldEnvironment, createAppWorldRemoteEnvironment } from '@harness-s/env-appworld';
-import { cleanupDbbench, createDbbenchEnvironment, type DbbenchScoring } from '@harness-s/env-dbbench';
+import { cleanupDbbench, createDbbenchEnvironment, type DbbenchScoring, redactUrl } from '@harness-s/env-dbbench';
 import {
   type CleanedContainer,
   cleanupSwegym,
@@ -36,7 +36,11 @@ const dbbench: EnvironmentEntry = {
       ...(report.removed.length === 0 && report.active.length === 0 ? ['nothing to clean'] : []),
     ];
   },
-  leftovers: '`harness-s cleanup --env dbbench --db URL` removes leftover databases and roles',
+  // An embedded database ends with the process; a server keeps what a killed run made.
+  leftovers: ({ db }) =>
+    db && !db.startsWith('pglite:')
+      ? `\`harness-s cleanup --env dbbench --db ${redactUrl(db)}\` removes leftover databases and roles`
+      : undefined,
 };
 
 const swegym: EnvironmentEntry = {

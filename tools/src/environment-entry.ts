@@ -55,8 +55,12 @@ export interface EnvironmentEntry {
    * `cleanup` without `--env` reports as skipped.
    */
   cleanup?(flags: CleanupFlags): Promise<string[]>;
-  /** Said when a second Ctrl-C exits before closing: how to remove what may be left behind. */
-  leftovers?: string;
+  /**
+   * Said when a second Ctrl-C exits before closing: how to remove what may be left behind. A
+   * function of the run's options when that depends on them (nothing outlives an embedded
+   * database); undefined there says nothing.
+   */
+  leftovers?: string | ((options: EnvironmentOptions) => string | undefined);
   /** Episodes are slow (whole test suites): `reproduce` gives it smaller budgets. */
   slow?: boolean;
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { listenForInterrupts } from './interrupts.js';
+import { leftoversOf, listenForInterrupts } from './interrupts.js';
 
 const fixture = fileURLToPath(new URL('./__fixtures__/interrupted-command.ts', import.meta.url));
 
@@ -70,4 +70,18 @@ describe('listenForInterrupts', () => {
         'harness-s: SIGINT again: exiting before closing everything; run the cleanup\n',
     );
   }, 60_000);
+});
+
+describe('leftoversOf', () => {
+  it("names the cleanup of a run's own database server, and none for the embedded one that ends with the process", () => {
+    expect(leftoversOf('dbbench')).toBeUndefined();
+    expect(leftoversOf('dbbench', { db: 'pglite:/tmp/db' })).toBeUndefined();
+    expect(leftoversOf('dbbench', { db: 'postgres://me:secret@127.0.0.1:5432/test' })).toBe(
+      '`harness-s cleanup --env dbbench --db postgres://me:***@127.0.0.1:5432/test` removes leftover databases and roles',
+    );
+    expect(leftoversOf('swegym', { sandbox: 'docker' })).toBe(
+      '`harness-s cleanup --env swegym` removes leftover containers',
+    );
+    expect(leftoversOf('counter')).toBeUndefined();
+  });
 });

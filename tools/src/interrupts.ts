@@ -1,4 +1,5 @@
 import { ConfigError } from '@harness-s/core';
+import type { EnvironmentOptions } from './environment-entry.js';
 import { findEnvironment } from './environments.js';
 
 /** What a command listening for SIGINT and SIGTERM sees of them. */
@@ -86,7 +87,11 @@ export function listenForInterrupts(options: InterruptOptions = {}): Interrupts 
   };
 }
 
-/** How to remove what an environment's interrupted run may leave, for `InterruptOptions.leftovers`. */
-export function leftoversOf(env: string): string | undefined {
-  return findEnvironment(env)?.leftovers;
+/**
+ * How to remove what an environment's interrupted run may leave, with the run's options, for
+ * `InterruptOptions.leftovers`.
+ */
+export function leftoversOf(env: string, options: EnvironmentOptions = {}): string | undefined {
+  const leftovers = findEnvironment(env)?.leftovers;
+  return typeof leftovers === 'function' ? leftovers(options) : leftovers;
 }

@@ -154,7 +154,7 @@ export async function runEval(
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   if (!flags.quiet) noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
-  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env, flags) });
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
     const split = flags.data ? resolve(flags.data) : (flags.split ?? defaultSplit(environment));

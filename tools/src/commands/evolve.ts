@@ -77,7 +77,7 @@ export async function runEvolve(flags: EvolveFlags): Promise<PoolSummary> {
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   if (!flags.quiet) noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
-  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env, flags) });
   const log = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };

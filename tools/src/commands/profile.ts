@@ -38,7 +38,7 @@ export async function runProfile(flags: ProfileFlags): Promise<ProfileSet> {
   const policy = await policyFromFlags(flags);
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   if (!flags.quiet) noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
-  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env, flags) });
   try {
     const pool = await loadPoolHarnesses(flags.pool, flags.env);
     const h0 = await resolveBase(flags.env, flags.base, pool);

@@ -89,7 +89,7 @@ export async function runReplay(
   const environment = shared ?? createEnvironment(flags.env, environmentOptions(flags));
   // SIGINT or SIGTERM stops after the action running, and closes the episode and the environment
   // (a container, a database and its roles) before exiting.
-  const interrupts = shared ? undefined : listenForInterrupts({ leftovers: leftoversOf(flags.env) });
+  const interrupts = shared ? undefined : listenForInterrupts({ leftovers: leftoversOf(flags.env, flags) });
   try {
     const split = flags.split ?? defaultSplit(environment);
     const taskSet = flags.data

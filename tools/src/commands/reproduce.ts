@@ -316,9 +316,8 @@ export async function runReproduce(flags: ReproduceFlags): Promise<ResultRecord[
   };
   const pool = createJobPool(jobs, onStep);
   const running: Array<Promise<void>> = [];
-  const interrupts = listenForInterrupts({
-    leftovers: envs.map(leftoversOf).filter(Boolean).join('; ') || undefined,
-  });
+  const leftovers = envs.map((env) => leftoversOf(env, whereFor(env))).filter(Boolean);
+  const interrupts = listenForInterrupts({ leftovers: leftovers.join('; ') || undefined });
   interrupts.signal.addEventListener('abort', () => pool.interrupt(), { once: true });
   try {
     for (const env of envs) {

@@ -228,7 +228,7 @@ export async function runRescueStudy(flags: RescueStudyFlags): Promise<RescueStu
   const failureRanker = failureRankerWeight(flags.failureRanker);
   // The study replays the simulated policy, which walks the environment's plans.
   const environment = createEnvironment(run.env, { ...environmentOptions(flags), actionsFrom: 'plan' });
-  const interrupts = listenForInterrupts({ leftovers: leftoversOf(run.env) });
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(run.env, environmentOptions(flags)) });
   try {
     const h0 = await resolveHarness(run.env, run.h0);
     const poolDir = flags.pool ?? run.poolDir;

@@ -96,7 +96,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
     actionsFrom: served ? actionsOf(served) : 'plan',
   });
   if (!served && !flags.quiet) noteUnknownSimSkills(sim, environment, (line) => process.stderr.write(`${line}\n`));
-  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env) });
+  const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env, flags) });
   let runner: QueueRunner | undefined;
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
   // A model's attempts take minutes a phase: a bar for them from the start.
