@@ -304,10 +304,10 @@ export async function buildProfiles<T extends Task>(options: BuildProfilesOption
       stop.abort(error);
       throw error;
     });
-    // Profiles anchored where H0 could not run at all (a model server down) would say nothing, and a
-    // router would trust them; H0 runs first. (A variant whose attempts were all lost is left without
-    // evidence, as it would be with none.)
-    if (harness === options.h0 && summary.tasks > 0 && summary.unscoredTasks.length === summary.tasks) {
+    // Profiles anchored where a harness could not run at all (a model server down, or gone part way)
+    // would say nothing of it, and a router would trust them: they are not made, and a resumed run
+    // anchors them again.
+    if (summary.tasks > 0 && summary.unscoredTasks.length === summary.tasks) {
       const first = trajectories.find((trajectory) => trajectory.infraErrors.length > 0)?.infraErrors.at(-1)?.message;
       const error = new InfrastructureError(
         `profiling ${harness.spec.id}: no attempt could be scored, every try ended in an infrastructure error${first ? ` (the first: ${first})` : ''}`,

@@ -1,5 +1,5 @@
 import type { AttemptRunner, Task } from '@harness-s/core';
-import { inProcessRunner, Random } from '@harness-s/core';
+import { InfrastructureError, inProcessRunner, Random } from '@harness-s/core';
 import { createCounterEnvironment, createPlainHarness } from '@harness-s/core/testing';
 import { describe, expect, it } from 'vitest';
 import { counterPolicy, profileCounter } from './__fixtures__/counter-policy.js';
@@ -36,6 +36,42 @@ describe('behaviour profiles', () => {
     ).rejects.toThrow(
       /^profiling plain: no attempt could be scored, every try ended in an infrastructure error \(the first: counter service unavailable\)/,
     );
+  });
+
+  it('are refused when a variant could not run at all, as when the model server goes down part way', async () => {
+    const { environment } = createCounterEnvironment();
+    const { tasks } = await environment.loadTasks({});
+    const served = counterPolicy('v1', () => true);
+    const failing: typeof served = {
+      ...served,
+      startEpisode: (context) =>
+        context.harness.spec.id === 'good-3'
+          ? {
+              respond: async () => {
+                throw new InfrastructureError('model server http://127.0.0.1:9/v1 is unreachable', {
+                  code: 'model-server-unavailable',
+                });
+              },
+            }
+          : served.startEpisode(context),
+    };
+    await expect(
+      buildProfiles({
+        environment,
+        tasks,
+        h0: createPlainHarness(),
+        pool: [variant('good-2'), variant('good-3')],
+        policy: failing,
+        k: 1,
+        seed: 1,
+        concurrency: 2,
+      }),
+    ).rejects.toMatchObject({
+      code: 'every-attempt-lost',
+      message: expect.stringMatching(
+        /^profiling good-3: no attempt could be scored, every try ended in an infrastructure error \(the first: model server .* is unreachable\)/,
+      ),
+    });
   });
 
   it('say where a variant helps and where it hurts, against H0, per task and feature', async () => {
