@@ -77,7 +77,7 @@ describe('the agent loop', () => {
     expect(stuck.evaluation?.success).toBe(false);
   });
 
-  it('records a reply the model cut at its token limit, as it was', async () => {
+  it('records a reply the model cut at its token limit, and its thinking apart from the conversation', async () => {
     const scripted = createScriptedPolicy([{ role: 'assistant', content: 'I will add tw' }]);
     const policy = {
       ...scripted,
@@ -87,12 +87,18 @@ describe('the agent loop', () => {
           respond: async (asked: Parameters<typeof session.respond>[0]) => ({
             ...(await session.respond(asked)),
             cutOff: true,
+            reasoning: 'Two, so add tw',
           }),
         };
       },
     };
     const trajectory = await runAttempt(request({ policy }));
-    expect(trajectory.turns[0]).toMatchObject({ cutOff: true, formatError: 'no tool call' });
+    expect(trajectory.turns[0]).toMatchObject({
+      cutOff: true,
+      reasoning: 'Two, so add tw',
+      formatError: 'no tool call',
+    });
+    expect(JSON.stringify(trajectory.messages)).not.toContain('Two, so add tw');
     expect(Trajectory.parse(JSON.parse(JSON.stringify(trajectory))).turns[0]?.cutOff).toBe(true);
   });
 

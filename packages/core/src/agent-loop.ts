@@ -100,6 +100,7 @@ export async function runEpisodeOnce<T extends Task>(request: EpisodeRequest<T>)
         ...(response.completionTokenIds ? { completionTokenIds: response.completionTokenIds } : {}),
         ...(response.completionLogprobs ? { completionLogprobs: response.completionLogprobs } : {}),
         ...(response.cutOff ? { cutOff: true as const } : {}),
+        ...(response.reasoning ? { reasoning: response.reasoning } : {}),
         actions: [],
       };
       turns.push(turn);

@@ -40,6 +40,11 @@ export interface PolicyResponse {
   completionLogprobs?: number[];
   /** The completion stopped at the token limit: its text is cut (`finish_reason: length`). */
   cutOff?: boolean;
+  /**
+   * A reasoning model's thinking, when the server returns it apart from the message (a reasoning
+   * parser). Recorded on the turn; the conversation goes on without it, as chat templates do.
+   */
+  reasoning?: string;
 }
 
 /** Everything a policy may know about an episode before its first turn. */

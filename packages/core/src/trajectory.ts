@@ -45,6 +45,8 @@ export const TurnRecord = z.object({
   completionLogprobs: z.array(z.number()).optional(),
   /** The reply stopped at the model's token limit, so its text is cut (a served model's `finish_reason: length`). */
   cutOff: z.literal(true).optional(),
+  /** The thinking a reasoning model's server returned apart from the reply (not in `messages`). */
+  reasoning: z.string().optional(),
   /** Set when the codec could not decode the turn. */
   formatError: z.string().optional(),
   actions: z.array(ActionRecord),

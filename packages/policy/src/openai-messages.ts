@@ -20,7 +20,7 @@ export const toChatTools = (tools: readonly ToolSpec[]): OpenAI.ChatCompletionFu
 /**
  * The part of a chat completion body this policy relies on. The SDK's types describe what OpenAI
  * promises, but the body comes from whatever server sits at the base URL, so it is checked here.
- * Unknown fields (vLLM's `prompt_token_ids`, `reasoning_content`, ...) are ignored.
+ * Unknown fields (vLLM's `prompt_token_ids`, ...) are ignored.
  */
 const ChatCompletionBody = z.object({
   choices: z
@@ -28,6 +28,10 @@ const ChatCompletionBody = z.object({
       z.object({
         message: z.object({
           content: z.string().nullish(),
+          /** A reasoning model's thinking, which a server's reasoning parser keeps out of `content`. */
+          reasoning_content: z.string().nullish(),
+          /** The same, as newer vLLM versions name it. */
+          reasoning: z.string().nullish(),
           tool_calls: z
             .array(
               z.object({
@@ -63,6 +67,8 @@ export interface ParsedCompletion {
   completionLogprobs?: number[];
   /** The completion stopped at the token limit (`finish_reason: length`). */
   cutOff?: true;
+  /** The thinking the server returned apart from the content (`reasoning_content` or `reasoning`). */
+  reasoning?: string;
 }
 
 /** Why a body could not be used; the caller wraps it in an error naming the server. */
@@ -90,6 +96,7 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
     arguments:
       typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments),
   }));
+  const reasoning = choice.message.reasoning_content ?? choice.message.reasoning;
   const message: AssistantMessage = {
     role: 'assistant',
     content: choice.message.content ?? '',
@@ -101,6 +108,7 @@ export function parseChatCompletion(body: unknown): ParsedCompletion {
     ...(choice.token_ids ? { completionTokenIds: choice.token_ids } : {}),
     ...(choice.logprobs?.content ? { completionLogprobs: choice.logprobs.content.map((token) => token.logprob) } : {}),
     ...(choice.finish_reason === 'length' ? { cutOff: true as const } : {}),
+    ...(reasoning ? { reasoning } : {}),
   };
 }
 

@@ -144,6 +144,19 @@ describe('OpenAI policy replies', () => {
     expect(served).toEqual([]);
   });
 
+  it("records a reasoning model's thinking apart from its reply, under either name a server gives it", async () => {
+    for (const field of ['reasoning_content', 'reasoning']) {
+      const body = JSON.parse(fixture('openai-text.json'));
+      body.choices[0].message[field] = 'Berlin: count the rows.';
+      live.handler = () => json(JSON.stringify(body));
+      const response = await policy().startEpisode(context).respond({ messages: userTurn, tools: [] });
+      expect(response.reasoning, field).toBe('Berlin: count the rows.');
+      expect(response.message.content).toBe('There are 42 customers in Berlin.');
+    }
+    live.handler = () => json(fixture('openai-text.json'));
+    expect((await policy().startEpisode(context).respond({ messages: userTurn, tools: [] })).reasoning).toBeUndefined();
+  });
+
   it('marks a reply cut at the token limit, and warns once that --max-tokens is too low', async () => {
     const warnings: string[] = [];
     const limited = createOpenAIPolicy(
