@@ -96,6 +96,12 @@ export const simLocalityOption = () =>
     "simulated policy: spread of a variant's persistent per-task shifts (locality; default 0, off)",
   ).argParser(number('--sim-locality'));
 
+export const infraRetriesOption = () =>
+  new Option(
+    '--infra-retries <n>',
+    'times an attempt that ended in an infrastructure error (a model request failed after --max-retries, a sandbox or database lost) is run again from the start before it is lost (default 2)',
+  ).argParser(integer('--infra-retries', 0));
+
 /** The flags of `--policy openai` on commands that run a model: which one, where, how it samples, what it records. */
 export function addModelOptions<T extends Command>(command: T): T {
   for (const option of modelOptions()) command.addOption(option);

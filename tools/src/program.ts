@@ -20,6 +20,7 @@ import {
   baseOption,
   checkpointOption,
   dbOption,
+  infraRetriesOption,
   integer,
   integerList,
   sandboxOption,
@@ -72,6 +73,7 @@ export function createProgram(): Command {
       )
       .option('--seed <n>', 'run seed', integer('--seed', 0), 0)
       .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
+      .addOption(infraRetriesOption())
       .option('--out <dir>', 'run folder (default runs/<time>-<env>-<policy>)')
       .option('--resume <dir>', 'continue an interrupted run in its folder'),
   )

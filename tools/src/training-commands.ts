@@ -10,6 +10,7 @@ import {
   baseOption,
   dbOption,
   fraction,
+  infraRetriesOption,
   integer,
   nonNegative,
   number,
@@ -148,11 +149,7 @@ export function addTrainingCommands(program: Command): void {
     .addOption(appworldUrlOption())
     .addOption(unconfinedOption())
     .option('--concurrency <n>', 'attempts in flight at once', integer('--concurrency', 1), 4)
-    .option(
-      '--infra-retries <n>',
-      'times an attempt that ended in an infrastructure error (a model request failed after --max-retries, a sandbox or database lost) is run again from the start before it is lost (default 2)',
-      integer('--infra-retries', 0),
-    )
+    .addOption(infraRetriesOption())
     .option('--out <dir>', 'run folder (default runs/train-ENV-METHOD-sSEED-TIME)')
     .option('--resume <dir>', 'continue a killed or interrupted run from its last checkpoint')
     .option('--redis <url>', 'run attempts on `harness-s worker` processes through a job queue in this Redis')

@@ -76,4 +76,36 @@ describe('eval when the model server is down', () => {
     expect(await readTrajectories(out)).toHaveLength(2 * summary.tasks * 2);
     expect(await renderReport(out)).toContain(`${summary.tasks * 2} attempts</p>`);
   });
+
+  it('runs an attempt lost to the server again --infra-retries times', async () => {
+    const failing = await startCounterModel(undefined, () => true);
+    const dir = await mkdtemp(join(tmpdir(), 'eval-retries-'));
+    const requests = async (infraRetries: number) => {
+      const before = failing.prompts.length;
+      await expect(
+        runEval({
+          env: 'counter',
+          policy: 'openai',
+          model: 'test',
+          baseUrl: failing.baseUrl,
+          harness: 'h0',
+          k: 2,
+          seed: 1,
+          concurrency: 2,
+          quiet: true,
+          maxRetries: 0,
+          infraRetries,
+          out: join(dir, `retries-${infraRetries}`),
+        }),
+      ).rejects.toThrow(/^no attempt could be scored/);
+      return failing.prompts.length - before;
+    };
+    try {
+      const once = await requests(0);
+      expect(once).toBeGreaterThan(0);
+      expect(await requests(2)).toBe(3 * once);
+    } finally {
+      await failing.close();
+    }
+  });
 });

@@ -46,6 +46,8 @@ export interface EvalFlags extends SimulatedSettingsFlags {
   attempts?: number;
   seed: number;
   concurrency: number;
+  /** Reruns of an attempt that ended in an infrastructure error (default 2). */
+  infraRetries?: number;
   out?: string;
   resume?: string;
   model?: string;
@@ -114,6 +116,7 @@ const timestamp = (): string => new Date().toISOString().replace(/[:.]/g, '-').s
 /** What a continued evaluation may change: how it runs, not what it measures. */
 const evalChangeable = [
   'concurrency',
+  'infraRetries',
   'db',
   'sandbox',
   'unconfined',
@@ -235,6 +238,7 @@ export async function runEval(
         attempts,
         seed: flags.seed,
         concurrency: flags.concurrency,
+        ...(flags.infraRetries === undefined ? {} : { maxInfraRetries: flags.infraRetries }),
         runId,
         store,
         resumeFrom,
