@@ -32,20 +32,22 @@ beforeAll(async () => {
 });
 afterAll(() => chat.close());
 
+/** An evaluation of the counter tasks by a served model, each request tried once. */
+const flags = {
+  env: 'counter',
+  policy: 'openai',
+  model: 'test',
+  harness: 'h0',
+  k: 2,
+  seed: 1,
+  concurrency: 2,
+  quiet: true,
+  maxRetries: 0,
+};
+
 describe('eval when the model server is down', () => {
   it('fails with the first error instead of a Pass@k of 0, and --resume runs the lost attempts again', async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'eval-outage-')), 'run');
-    const flags = {
-      env: 'counter',
-      policy: 'openai',
-      model: 'test',
-      harness: 'h0',
-      k: 2,
-      seed: 1,
-      concurrency: 2,
-      quiet: true,
-      maxRetries: 0,
-    };
     // Nothing answers: refused at once, before a run folder is made.
     await expect(runEval({ ...flags, baseUrl: down, out })).rejects.toThrow(
       `--base-url ${down}: no model server answers there (GET /models: ECONNREFUSED)`,
@@ -83,20 +85,7 @@ describe('eval when the model server is down', () => {
     const requests = async (infraRetries: number) => {
       const before = failing.prompts.length;
       await expect(
-        runEval({
-          env: 'counter',
-          policy: 'openai',
-          model: 'test',
-          baseUrl: failing.baseUrl,
-          harness: 'h0',
-          k: 2,
-          seed: 1,
-          concurrency: 2,
-          quiet: true,
-          maxRetries: 0,
-          infraRetries,
-          out: join(dir, `retries-${infraRetries}`),
-        }),
+        runEval({ ...flags, baseUrl: failing.baseUrl, infraRetries, out: join(dir, `retries-${infraRetries}`) }),
       ).rejects.toThrow(/^no attempt could be scored/);
       return failing.prompts.length - before;
     };
