@@ -183,6 +183,9 @@ export class AdaptiveRouter implements RescueRouter {
    * Whether a run of `steps` steps anchors profiles on the validation tasks: before the first step
    * without profiles, and when re-anchoring (before step reanchorEvery + 1, if the run gets there).
    */
+  readonly withoutValidationTasks =
+    "start from profiles with a router that keeps them (train --profiles DIR --router fixed; in the library, new AdaptiveRouter({ profiles, mode: 'fixed' }))";
+
   needsValidationTasks(steps: number): boolean {
     return this.profiles === null || (this.mode === 'adaptive' && steps > this.reanchorEvery);
   }

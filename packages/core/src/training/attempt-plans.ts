@@ -33,11 +33,6 @@ export function basePlans<T extends Task>(
   );
 }
 
-/**
- * The rescue group of every triggered slot (an empty list for the others): `harness-s` asks the
- * router for distinct variants, `h0-resample` takes fresh attempts under H0. The shape is
- * variants x attempts per variant; a router answer outside the pool is an error.
- */
 /** The router's choice; its failure (thrown or rejected) named by router, task and step. */
 async function selectNamed(router: RescueRouter, task: Task, step: number, request: RescueRequest): Promise<string[]> {
   let chosen: unknown;
@@ -54,6 +49,11 @@ async function selectNamed(router: RescueRouter, task: Task, step: number, reque
   return chosen;
 }
 
+/**
+ * The rescue group of every triggered slot (an empty list for the others): `harness-s` asks the
+ * router for distinct variants, `h0-resample` takes fresh attempts under H0. The shape is
+ * variants x attempts per variant; a router answer outside the pool is an error.
+ */
 export async function rescuePlans<T extends Task>(options: {
   batch: readonly T[];
   triggered: readonly boolean[];

@@ -89,6 +89,11 @@ export interface RescueRouter {
    */
   needsValidationTasks?(steps: number): boolean;
   /**
+   * What a run without validation tasks could do instead, added to `train`'s refusal when
+   * `needsValidationTasks` says they are needed (for example, starting from stored profiles).
+   */
+  readonly withoutValidationTasks?: string;
+  /**
    * Called before each training step; a router may re-anchor its profiles here. Resolving `true`
    * says it changed its state: the loop checkpoints that at once, so a run killed later in the step
    * resumes without the work, and the router, restored, must not redo it for the same step.

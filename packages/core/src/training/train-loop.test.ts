@@ -60,22 +60,29 @@ describe('the training loop', () => {
     });
   });
 
-  it("refuses a router that needs validation tasks when there are none, with no advice for another router's", async () => {
+  it('refuses a router that needs validation tasks when there are none, with the advice the router gives', async () => {
     const { base, dir } = await refusalSetup();
-    const router: RescueRouter = {
-      id: 'mine',
+    const config = { method: 'harness-s' as const, steps: 1, batchSize: 1, k: 1, seed: 1, evalK: 1 };
+    const refusal = (router: RescueRouter) =>
+      train({ ...base, config, dir, router, pool: [variant('good-a')] }).then(
+        () => 'ran',
+        (error: Error & { code?: string }) => `${error.code}: ${error.message}`,
+      );
+    const needing = (id: string, advice?: string): RescueRouter => ({
+      id,
       select: async () => [],
       needsValidationTasks: () => true,
+      ...(advice === undefined ? {} : { withoutValidationTasks: advice }),
       state: () => null,
       restore() {},
-    };
-    const config = { method: 'harness-s' as const, steps: 1, batchSize: 1, k: 1, seed: 1, evalK: 1 };
-    const refused = train({ ...base, config, dir, router, pool: [variant('good-a')] });
-    await expect(refused).rejects.toMatchObject({
-      code: 'no-validation-tasks',
-      message:
-        "router mine needs validation tasks (its needsValidationTasks says so), and tasks.validation is empty: give the split's validation tasks",
     });
+    const stem =
+      "needs validation tasks (its needsValidationTasks says so), and tasks.validation is empty: give the split's validation tasks";
+    // The id does not matter: a router named like the built-in one gets no advice it did not give.
+    expect(await refusal(needing('adaptive'))).toBe(`no-validation-tasks: router adaptive ${stem}`);
+    expect(await refusal(needing('mine', 'load mine.json first'))).toBe(
+      `no-validation-tasks: router mine ${stem}, or load mine.json first`,
+    );
   });
 
   it('grpo keeps all-failed groups, with no rescue and no signal from them', async () => {

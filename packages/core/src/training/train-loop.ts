@@ -49,7 +49,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
   checkTrainOptions(options, pool);
   if (config.method === 'harness-s' && router.needsValidationTasks?.(config.steps) && !options.tasks.validation?.length)
     throw new ConfigError(
-      `router ${router.id} needs validation tasks (its needsValidationTasks says so), and tasks.validation is empty: give the split's validation tasks${router.id === 'adaptive' ? ", or start from profiles with a router that keeps them (train --profiles DIR --router fixed; in the library, new AdaptiveRouter({ profiles, mode: 'fixed' }))" : ''}`,
+      `router ${router.id} needs validation tasks (its needsValidationTasks says so), and tasks.validation is empty: give the split's validation tasks${router.withoutValidationTasks ? `, or ${router.withoutValidationTasks}` : ''}`,
       { code: 'no-validation-tasks' },
     );
   const mixture = [h0, ...pool.slice(0, config.mixtureSize)];
