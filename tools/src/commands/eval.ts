@@ -34,6 +34,7 @@ import { reportLine } from '../report/index.js';
 import { checkRunFolder, checkSameEvaluation, flagsForResume, flagsToRecord, recordedFlagsChecked } from '../resume.js';
 import { rank1Routing } from '../routing.js';
 import { loadSplitTasks, otherSplitsOf, someLoaded } from '../task-splits.js';
+import { newRunFolder } from '../unrecorded-run.js';
 
 export interface EvalFlags extends SimulatedSettingsFlags {
   env: string;
@@ -158,6 +159,8 @@ export async function runEval(
   const environment = createEnvironment(flags.env, { ...environmentOptions(flags), actionsFrom: actionsOf(policy) });
   if (!flags.quiet) noteUnknownSimSkills(policy, environment, (line) => process.stderr.write(`${line}\n`));
   const interrupts = listenForInterrupts({ leftovers: leftoversOf(flags.env, flags) });
+  // A start that fails before recording anything takes its folder away again (see newRunFolder).
+  let folder: ReturnType<typeof newRunFolder> | undefined;
   try {
     const harness = await resolveHarness(flags.env, flags.harness);
     const split = flags.data ? resolve(flags.data) : (flags.split ?? defaultSplit(environment));
@@ -205,6 +208,7 @@ export async function runEval(
     };
     if (flags.resume)
       checkSameEvaluation(dir, (await readJson(join(dir, 'config.json'))) as Record<string, unknown>, config);
+    folder = newRunFolder(dir, Boolean(flags.resume));
     const store = await RunStore.create(dir, config);
 
     const log = (line: string) => {
@@ -272,6 +276,8 @@ export async function runEval(
       );
     }
     return summary;
+  } catch (error) {
+    throw folder ? await folder.discard(error) : error;
   } finally {
     await interrupts.releaseAfter(() => environment.close());
   }

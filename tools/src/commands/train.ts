@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   BatchExportTrainer,
@@ -28,6 +27,7 @@ import { loadPoolHarnesses } from '../pool.js';
 import { reportLine } from '../report/index.js';
 import { checkRunFolder, flagsForResume, flagsToRecord, recordedFlagsChecked } from '../resume.js';
 import { keepSplitFile, keptSplit, loadTaskSplits, type RecordedSplit, recordedSplit } from '../task-splits.js';
+import { newRunFolder } from '../unrecorded-run.js';
 import { batchHook, checkStrayHook } from './on-batch.js';
 
 export type { TrainFlags } from './train-flags.js';
@@ -101,9 +101,8 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
   let anchoring: ReturnType<typeof anchoringProgress> | undefined;
   // A model's attempts take minutes a phase: a bar for them from the start.
   const attemptsBar = phaseProgress({ always: served !== undefined });
-  // The folder this start made, until the run records its config.json: a start that fails before
-  // then removes it, so no half-made folder (a copied task file) is left behind.
-  let madeFolder: string | undefined;
+  // A start that fails before recording anything takes its folder away again (see newRunFolder).
+  let folder: ReturnType<typeof newRunFolder> | undefined;
   try {
     const pool = flags.pool ? await loadPoolHarnesses(flags.pool, flags.env) : [];
     if (flags.method === 'mixture' && flags.mixtureSize !== undefined && flags.mixtureSize > pool.length)
@@ -115,7 +114,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
     const dir = resolve(
       flags.resume ?? flags.out ?? join('runs', `train-${flags.env}-${flags.method}-s${flags.seed}-${Date.now()}`),
     );
-    if (!flags.resume && !existsSync(dir)) madeFolder = dir;
+    folder = newRunFolder(dir, Boolean(flags.resume));
     // A continued run cuts its tasks from what it recorded: a task file from the run's own copy.
     const recorded: RecordedSplit | undefined =
       flags.resume && existsSync(join(dir, 'config.json'))
@@ -324,9 +323,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
     );
     return summary;
   } catch (error) {
-    if (madeFolder && !existsSync(join(madeFolder, 'config.json')))
-      await rm(madeFolder, { recursive: true, force: true });
-    throw error;
+    throw folder ? await folder.discard(error) : error;
   } finally {
     // An interrupted anchoring or phase leaves no live progress bar behind.
     anchoring?.stop();
