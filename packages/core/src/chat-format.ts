@@ -7,6 +7,11 @@ export type ChatMessage =
       role: 'assistant';
       content: string;
       tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+      /**
+       * A reasoning model's thinking before this reply, where its server returned it apart: only in
+       * training examples, under the name reasoning models' chat templates read.
+       */
+      reasoning_content?: string;
     }
   | { role: 'tool'; tool_call_id: string; content: string };
 

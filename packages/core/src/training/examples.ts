@@ -26,6 +26,11 @@ export interface TrainingExample {
    * under H0); `variant`, as rendered under the variant that made it.
    */
   context: RescueContext;
+  /**
+   * An assistant message whose sampled turn a reasoning model's server returned thinking for
+   * carries it as `reasoning_content` (what Qwen3's and DeepSeek's chat templates render), so the
+   * text a template makes of `messages` is what was sampled, as `completionTokenIds` are.
+   */
   messages: ChatMessage[];
   /**
    * The tools offered to the model with `messages`; null for runs recorded before trajectories
@@ -72,6 +77,12 @@ export function trainingExample(
   },
 ): TrainingExample {
   const sampled = sampledTurns(trajectory, example.messages);
+  let assistant = 0;
+  const messages = toChatMessages(example.messages).map((message) => {
+    if (message.role !== 'assistant') return message;
+    const reasoning = sampled[assistant++]?.reasoning;
+    return reasoning ? { ...message, reasoning_content: reasoning } : message;
+  });
   return {
     groupId: example.groupId,
     step: example.step,
@@ -80,7 +91,7 @@ export function trainingExample(
     harnessId: trajectory.harnessId,
     policyVersion: trajectory.policyVersion,
     context: trajectory.harnessId === example.h0Id ? 'h0' : example.context,
-    messages: toChatMessages(example.messages),
+    messages,
     tools: trajectory.tools ? toChatTools(trajectory.tools) : null,
     completionTokenIds: sampled.map((turn) => turn?.completionTokenIds ?? null),
     completionLogprobs: sampled.map((turn) => turn?.completionLogprobs ?? null),

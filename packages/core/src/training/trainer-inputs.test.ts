@@ -145,7 +145,7 @@ describe('trainingExamples', () => {
     );
   });
 
-  it('gives token ids and log-probabilities per assistant message, only where the message is the reply as sampled', () => {
+  it("gives token ids, log-probabilities and a reasoning model's thinking per assistant message, only where the message is the reply as sampled", () => {
     const call = (id: string, sql: string) => ({ id, name: 'execute', arguments: JSON.stringify({ sql }) });
     const turn = (index: number, content: string, calls: ReturnType<typeof call>[], extra: object = {}) => ({
       index,
@@ -181,9 +181,9 @@ describe('trainingExamples', () => {
       policyVersion: 'p',
       messages: recorded,
       turns: [
-        turn(0, 'look', [call('a', 'SELECT 1')]),
+        turn(0, 'look', [call('a', 'SELECT 1')], { reasoning: 'first, look' }),
         turn(1, 'oops', [call('b', '{')], { formatError: 'bad JSON' }),
-        turn(2, 'both', [call('c', 'SELECT 2'), call('d', 'SELECT 3')]),
+        turn(2, 'both', [call('c', 'SELECT 2'), call('d', 'SELECT 3')], { reasoning: 'two at once' }),
         turn(3, '', [call('e', 'SELECT 1')]),
       ],
       evaluation: { reward: 1 },
@@ -203,6 +203,11 @@ describe('trainingExamples', () => {
       [-2, -2],
       [-3, -3],
     ]);
+    const thinking = (messages: Message[]) =>
+      example(messages).messages.flatMap((message) =>
+        message.role === 'assistant' ? [message.reasoning_content ?? null] : [],
+      );
+    expect(thinking(recorded)).toEqual(['first, look', null, 'two at once', null]);
     // Re-rendered under a protocol of one action per reply: the failed turn has no message, the
     // split reply is not what was sampled, and calls are numbered anew.
     const rerendered: Message[] = [
@@ -218,5 +223,12 @@ describe('trainingExamples', () => {
     ];
     expect(example(rerendered).completionTokenIds).toEqual([[0, 0], null, null, [3, 3]]);
     expect(example(rerendered).completionLogprobs).toHaveLength(4);
+    expect(thinking(rerendered)).toEqual(['first, look', null, null, null]);
+    expect(example(rerendered).messages[2]).toEqual({
+      role: 'assistant',
+      content: 'look',
+      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'execute', arguments: '{"sql":"SELECT 1"}' } }],
+      reasoning_content: 'first, look',
+    });
   });
 });
