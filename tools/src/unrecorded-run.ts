@@ -3,8 +3,14 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, InputError, runLockFile } from '@harness-s/core';
 
-/** What a run writes before its first attempt: its settings, its lock, and train's copy of a task file. */
-const setupOnly = (path: string) => path === 'config.json' || path === runLockFile || path.startsWith('split/');
+/**
+ * Errors whose folder stays: an interrupted run continues with `--resume`; a folder refused as
+ * another run's (or locked by another process) is not this run's to take away.
+ */
+const keptOn = ['interrupted', 'run-exists', 'run-locked'];
+
+/** What a run writes before its first attempt: its settings, and train's copy of a task file. */
+const setupOnly = (path: string) => path === 'config.json' || path.startsWith('split/');
 
 /** Whether a run folder holds nothing but its setup and empty files (no attempt, metric or checkpoint). */
 async function recordsNothing(dir: string, under = ''): Promise<boolean> {
@@ -23,7 +29,8 @@ async function recordsNothing(dir: string, under = ''): Promise<boolean> {
  * all there is), or when the run stopped on a setup mistake (a `ConfigError` or `InputError`, such
  * as a model name the server refuses at the first request) before recording any attempt, metric or
  * checkpoint: the same `--out` then takes the corrected command. A folder with recorded work, a
- * resumed run, and an interrupted one (its message says to continue it with `--resume`) are kept.
+ * resumed run, an interrupted one (its message says to continue it with `--resume`) and one another
+ * process holds are kept.
  */
 export function newRunFolder(dir: string, resumed: boolean) {
   const existed = existsSync(dir);
@@ -36,7 +43,9 @@ export function newRunFolder(dir: string, resumed: boolean) {
         return error;
       }
       const mistake = ConfigError.isInstance(error) || InputError.isInstance(error);
-      if (!mistake || error.code === 'interrupted' || !(await recordsNothing(dir))) return error;
+      if (!mistake || keptOn.includes(error.code)) return error;
+      // The run has let its folder go by now: a lock there is another process's.
+      if (existsSync(join(dir, runLockFile)) || !(await recordsNothing(dir))) return error;
       if (existed) {
         // The user's empty folder stays; only what the run wrote goes.
         for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });

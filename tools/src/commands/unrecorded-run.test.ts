@@ -71,7 +71,7 @@ describe('a new run stopped by a setup mistake before recording anything', () =>
     }
   });
 
-  it('keeps an interrupted run, one lost to an outage, one stopped by a bug, a resumed one and one with a checkpoint', async () => {
+  it("keeps an interrupted run, one lost to an outage, one stopped by a bug, a resumed one, another's and one with a checkpoint", async () => {
     const root = await mkdtemp(join(tmpdir(), 'unrecorded-'));
     const started = async (name: string) => {
       const dir = join(root, name);
@@ -91,6 +91,11 @@ describe('a new run stopped by a setup mistake before recording anything', () =>
     await kept(await started('outage'), new InfrastructureError('gone', { code: 'every-attempt-lost' }));
     await kept(await started('bug'), new TypeError('x is undefined'));
     await kept(await started('resumed'), mistake, true);
+    // Two starts with one --out: the second, refused, leaves the first's folder alone.
+    await kept(await started('raced'), new ConfigError('already holds a training run', { code: 'run-exists' }));
+    const held = await started('held');
+    await writeFile(join(held, 'run.lock'), JSON.stringify({ pid: 1, host: 'elsewhere', since: '' }));
+    await kept(held, mistake);
     const recorded = await started('recorded');
     await mkdir(join(recorded, 'checkpoints'));
     await writeFile(join(recorded, 'checkpoints', 'policy-step-1.json'), '{}');
