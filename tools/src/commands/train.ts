@@ -46,9 +46,9 @@ import {
 import { anchoringProgress, batchText, phaseProgress, resumeLine } from './train-progress.js';
 
 /** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
-function variantsLine(summary: TrainSummary): string {
+function variantsLine(summary: TrainSummary, h0: string): string {
   const variants = Object.entries(summary.harnessUsage ?? {})
-    .filter(([id]) => !id.startsWith('h0'))
+    .filter(([id]) => id !== h0)
     .sort(([a, x], [b, y]) => y.attempts - x.attempts || a.localeCompare(b));
   if (variants.length === 0) return '';
   const shown = variants.slice(0, 6).map(([id, usage]) => `${id} ${usage.successes}/${usage.attempts}`);
@@ -319,7 +319,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
             summary.rescueSuccessRate === null ? '-' : percent(summary.rescueSuccessRate),
           ],
         ],
-      )}\n${variantsLine(summary)}Run folder: ${dir}\n${await reportLine(dir)}`,
+      )}\n${variantsLine(summary, h0.spec.id)}Run folder: ${dir}\n${await reportLine(dir)}`,
     );
     return summary;
   } catch (error) {

@@ -79,18 +79,18 @@ function rescueSeries(runs: readonly ReportRun[]): LineSeries[] {
 }
 
 /** Stacks of shares per category, the largest parts first, the rest folded into `other`. */
-function stacksOf(shares: ReadonlyArray<Record<string, number>>, limit = 6): Stack[] {
+function stacksOf(shares: ReadonlyArray<Record<string, number>>, h0: string, limit = 6): Stack[] {
   const totals = new Map<string, number>();
   for (const share of shares)
     for (const [id, value] of Object.entries(share)) totals.set(id, (totals.get(id) ?? 0) + value);
   const ranked = [...totals.entries()]
-    .sort(([a, x], [b, y]) => (a === 'h0' ? -1 : b === 'h0' ? 1 : y - x))
+    .sort(([a, x], [b, y]) => (a === h0 ? -1 : b === h0 ? 1 : y - x))
     .map(([id]) => id);
   const shown = ranked.slice(0, limit);
   const rest = ranked.slice(limit);
   const stacks: Stack[] = shown.map((id, index) => ({
-    label: id === 'h0' ? 'H0' : id,
-    color: harnessColor(id, index),
+    label: id === h0 ? 'H0' : id,
+    color: harnessColor(id === h0 ? 'h0' : id, index),
     values: shares.map((share) => share[id] ?? 0),
   }));
   if (rest.length) {
@@ -138,7 +138,7 @@ function routerChart(env: string, runs: readonly ReportRun[]): string {
         note: `Share of validation tasks whose top-ranked harness is each one, with the profiles the router held at each anchoring: before training, at every re-anchoring (before the step named) and after training (mean over ${logged.length} seed${logged.length > 1 ? 's' : ''}).`,
       },
       steps.map(label),
-      stacksOf(shares),
+      stacksOf(shares, logged[0]?.h0 ?? 'h0'),
     );
   }
   const before = routed.flatMap((run) => (run.record.h0TopShare ? [run.record.h0TopShare] : []));
@@ -158,7 +158,7 @@ function routerChart(env: string, runs: readonly ReportRun[]): string {
     );
   }
   const rescued = routed.filter((run) =>
-    run.steps.some((step) => Object.keys(step.harnessUsage).some((key) => key !== 'h0')),
+    run.steps.some((step) => Object.keys(step.harnessUsage).some((key) => key !== run.h0)),
   );
   if (rescued.length === 0) {
     return emptyChart({ id, title: "Router's choices" }, 'No router log and no rescue attempts in this run folder.');
@@ -170,7 +170,7 @@ function routerChart(env: string, runs: readonly ReportRun[]): string {
       for (const [harnessId, value] of Object.entries(
         run.steps.find((line) => line.step === step)?.harnessUsage ?? {},
       )) {
-        if (harnessId !== 'h0') usage[harnessId] = (usage[harnessId] ?? 0) + value.attempts;
+        if (harnessId !== run.h0) usage[harnessId] = (usage[harnessId] ?? 0) + value.attempts;
       }
     }
     const total = Object.values(usage).reduce((sum, value) => sum + value, 0);
@@ -185,7 +185,7 @@ function routerChart(env: string, runs: readonly ReportRun[]): string {
       note: 'Share of rescue attempts per variant at each step (no router log in this folder).',
     },
     steps.map((step) => `step ${step}`),
-    stacksOf(shares),
+    stacksOf(shares, rescued[0]?.h0 ?? 'h0'),
   );
 }
 

@@ -282,6 +282,26 @@ describe('harness-s report', () => {
     );
   });
 
+  it("leaves a run's own H0 out of the variants chosen for rescue, whatever its id", async () => {
+    const dir = await reproductionFolder();
+    const run = join(dir, 'train', 'dbbench', 'main', 'harness-s', 'seed-1');
+    await writeFile(join(run, 'config.json'), JSON.stringify({ command: 'train', env: 'dbbench', h0: 'h0-text' }));
+    await rm(join(run, 'router.jsonl'));
+    const usage = { 'h0-text': { attempts: 4, successes: 1 }, 'v-inspect': { attempts: 1, successes: 1 } };
+    await writeFile(
+      join(run, 'metrics.jsonl'),
+      jsonl([1, 2].map((step) => ({ ...metricsLine(step, 0.5, 1), harnessUsage: usage }))),
+    );
+    const folder = await readRunFolder(run);
+    expect(folder.runs.map((entry) => entry.h0)).toEqual(['h0-text']);
+    const html = await renderReport(run);
+    const from = html.slice(html.indexOf('Variants chosen for rescue'));
+    const chart = from.slice(0, from.indexOf('</svg>'));
+    // Every rescue attempt ran under the one variant; the base attempts under h0-text are not rescue.
+    expect(chart).toContain('<title>step 1: v-inspect 100%</title>');
+    expect(chart).not.toMatch(/h0-text|>H0</);
+  });
+
   it('shows which test tasks a run unlocked and lost between its first and last evaluation', async () => {
     const dir = await reproductionFolder();
     const run = join(dir, 'train', 'dbbench', 'main', 'harness-s', 'seed-1');

@@ -112,6 +112,8 @@ export interface ReportRun {
   record: ReportRecord;
   /** Absolute path of the training run folder, when it exists. */
   dir: string | null;
+  /** H0's id in the run (its config.json's `h0`; `h0` where it does not say). */
+  h0: string;
   steps: ReportStep[];
   router: RouterLine[];
   /** Each test task in its first and last evaluation under H0, when the run kept them. */
@@ -250,9 +252,13 @@ export async function readRunFolder(dir: string): Promise<RunFolder> {
       const study = await readOptional(RescueStudyFile, join(present, 'rescue-study.json'), warnings);
       if (study) record.rescueStudy = summarizeRescueStudy(study);
     }
+    const runConfig = present
+      ? await readOptional(z.object({ h0: z.string().optional() }), join(present, 'config.json'), warnings)
+      : null;
     runs.push({
       record,
       dir: present,
+      h0: runConfig?.h0 ?? 'h0',
       steps: present ? await readLines(ReportStep, join(present, 'metrics.jsonl')) : [],
       router: present ? await readLines(RouterLine, join(present, 'router.jsonl')) : [],
       outcomes: present ? await readTaskOutcomes(present) : null,
