@@ -88,7 +88,7 @@ export async function rescuePlans<T extends Task>(options: {
           ).map((id, index, ids) => {
             if (ids.length > shape.variants)
               throw new ConfigError(
-                `router ${router.id} chose ${ids.length} variants for ${task.id}; a rescue asks for at most ${shape.variants}`,
+                `router ${router.id} chose ${ids.length} variants for ${task.id} (step ${step}); a rescue asks for at most ${shape.variants}`,
                 { code: 'bad-route' },
               );
             const harness = poolById.get(id);
@@ -99,7 +99,7 @@ export async function rescuePlans<T extends Task>(options: {
               );
             if (ids.indexOf(id) !== index)
               throw new ConfigError(
-                `router ${router.id} chose '${id}' twice for ${task.id}; a rescue set is distinct variants`,
+                `router ${router.id} chose '${id}' twice for ${task.id} (step ${step}); a rescue set is distinct variants`,
                 {
                   code: 'bad-route',
                 },

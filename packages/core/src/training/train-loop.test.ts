@@ -339,11 +339,11 @@ describe('the training loop', () => {
       restore() {},
     };
     await expect(run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 1 } }, twice)).rejects.toThrow(
-      /router twice chose 'good-a' twice for count-\d; a rescue set is distinct variants/,
+      /router twice chose 'good-a' twice for count-\d \(step 1\); a rescue set is distinct variants/,
     );
     const many: RescueRouter = { ...twice, id: 'many', select: async ({ pool }) => pool.map((spec) => spec.id) };
     await expect(run('harness-s', { rescue: { variants: 2, attemptsPerVariant: 1 } }, many)).rejects.toThrow(
-      /router many chose 3 variants for count-\d; a rescue asks for at most 2/,
+      /router many chose 3 variants for count-\d \(step 1\); a rescue asks for at most 2/,
     );
     const stranger: RescueRouter = { ...twice, id: 'stranger', select: async () => ['v-nope'] };
     await expect(run('harness-s', {}, stranger)).rejects.toThrow(

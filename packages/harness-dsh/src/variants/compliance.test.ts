@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HarnessSpec, ToolSpec, Trajectory } from '@harness-s/core';
@@ -219,7 +219,22 @@ describe('loadPool', () => {
   it('refuses a folder with no variant in it, and one that is not there', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pool-'));
     await writeFile(join(dir, 'index.json'), '{}');
-    await expect(loadPool(dir)).rejects.toThrow(`pool folder ${dir} holds no variant`);
+    await expect(loadPool(dir)).rejects.toThrow(`pool folder ${dir} holds no variant (no <id>.json`);
     await expect(loadPool(join(dir, 'missing'))).rejects.toThrow(/cannot read pool folder .*missing/);
+    // A finished evolution that grew nothing is named as such, not as the wrong folder.
+    await mkdir(join(dir, 'state'));
+    await writeFile(join(dir, 'state', 'finished.json'), '{}');
+    await expect(loadPool(dir)).rejects.toThrow(
+      `pool folder ${dir} holds no variant: the evolution that wrote it grew none (an environment without the extras`,
+    );
+  });
+
+  it("names the way out when a variant's base is not a built-in harness", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pool-'));
+    const spec = lookupVariant();
+    await writeFile(join(dir, `${spec.id}.json`), JSON.stringify({ ...spec, env: 'myenv' }));
+    await expect(loadPool(dir)).rejects.toThrow(
+      `patch.base: no built-in harness '${spec.patch?.base}' for environment 'myenv' (an environment of your own: registerBuiltInHarnesses('myenv', { ${spec.patch?.base}: ... }) first, or pass its base spec, e.g. loadPool(dir, { base }))`,
+    );
   });
 });

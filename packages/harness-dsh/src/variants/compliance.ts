@@ -65,7 +65,11 @@ export function validateVariant(input: unknown, where: string, options: VariantC
     options.base?.id === spec.patch.base && options.base.env === spec.env
       ? options.base
       : builtInHarnessSpec(spec.env, spec.patch.base);
-  if (!base) return fail(where, `patch.base: no built-in harness '${spec.patch.base}' for environment '${spec.env}'`);
+  if (!base)
+    return fail(
+      where,
+      `patch.base: no built-in harness '${spec.patch.base}' for environment '${spec.env}' (an environment of your own: registerBuiltInHarnesses('${spec.env}', { ${spec.patch.base}: ... }) first, or pass its base spec, e.g. loadPool(dir, { base }))`,
+    );
   for (const field of ['schemaVersion', 'family', 'codec'] as const) {
     const difference = firstDifference(base[field], spec[field], field);
     if (difference) {

@@ -57,7 +57,9 @@ export async function loadPool(dir: string, options: VariantCheckOptions = {}): 
     );
   if (files.length === 0)
     throw new InputError(
-      `pool folder ${dir} holds no variant (no <id>.json besides index.json and summary.json): give the folder evolve wrote its variants to`,
+      existsSync(join(dir, evolutionFinishedFile))
+        ? `pool folder ${dir} holds no variant: the evolution that wrote it grew none (an environment without the extras evolution reads, its failure signals and directive texts, grows none: see docs/adding-an-environment.md)`
+        : `pool folder ${dir} holds no variant (no <id>.json besides index.json and summary.json): give the folder evolve wrote its variants to`,
       { code: 'empty-pool' },
     );
   const pool: HarnessSpec[] = [];
