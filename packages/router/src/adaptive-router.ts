@@ -179,13 +179,14 @@ export class AdaptiveRouter implements RescueRouter {
     this.id = this.mode;
   }
 
+  /** What a run without validation tasks can do instead: start from stored profiles, kept fixed. */
+  readonly withoutValidationTasks =
+    "start from profiles with a router that keeps them (train --profiles DIR --router fixed; in the library, new AdaptiveRouter({ profiles, mode: 'fixed' }))";
+
   /**
    * Whether a run of `steps` steps anchors profiles on the validation tasks: before the first step
    * without profiles, and when re-anchoring (before step reanchorEvery + 1, if the run gets there).
    */
-  readonly withoutValidationTasks =
-    "start from profiles with a router that keeps them (train --profiles DIR --router fixed; in the library, new AdaptiveRouter({ profiles, mode: 'fixed' }))";
-
   needsValidationTasks(steps: number): boolean {
     return this.profiles === null || (this.mode === 'adaptive' && steps > this.reanchorEvery);
   }
