@@ -1,4 +1,4 @@
-import { ConfigError } from '@harness-s/core';
+import { ConfigError, InfrastructureError } from '@harness-s/core';
 
 /** How long the first question to a model server may take before a run gives up on it. */
 const probeTimeoutMs = 15_000;
@@ -7,8 +7,10 @@ const probeTimeoutMs = 15_000;
  * Asks a model server its models (`GET /models`) before a run starts, so a wrong `--base-url` or a
  * server that is not up fails at once, naming the address, instead of after every attempt's
  * retries. What no server would answer (nothing listens, the name does not resolve, no answer in
- * 15 s) and a refused key stop the run; anything else (a server without `/models`, a model it does
- * not list) is a warning, as the chat completions may still work.
+ * 15 s) stops the run as a service problem (`InfrastructureError`, exit 1: a script may wait for a
+ * server that is still starting and try again); a refused key stops it as a setup mistake
+ * (`ConfigError`, exit 2). Anything else (a server without `/models`, a model it does not list) is a
+ * warning, as the chat completions may still work.
  */
 export async function checkModelServer(
   baseUrl: string,
@@ -30,9 +32,9 @@ export async function checkModelServer(
       (error as Error).name === 'TimeoutError'
         ? `no answer in ${probeTimeoutMs / 1000} s`
         : (cause?.code ?? cause?.message ?? (error as Error).message);
-    throw new ConfigError(
+    throw new InfrastructureError(
       `${flag} ${baseUrl}: no model server answers there (GET /models: ${why}); start the server, or check the address (\`harness-s doctor --base-url URL --model NAME\` tries it)`,
-      { code: 'model-server-unreachable' },
+      { code: 'model-server-unreachable', cause: error },
     );
   }
   if (response.status === 401 || response.status === 403)

@@ -48,10 +48,12 @@ const flags = {
 describe('eval when the model server is down', () => {
   it('fails with the first error instead of a Pass@k of 0, and --resume runs the lost attempts again', async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'eval-outage-')), 'run');
-    // Nothing answers: refused at once, before a run folder is made.
-    await expect(runEval({ ...flags, baseUrl: down, out })).rejects.toThrow(
+    // Nothing answers: refused at once, before a run folder is made, as a service problem (exit 1).
+    const unreachable = runEval({ ...flags, baseUrl: down, out });
+    await expect(unreachable).rejects.toThrow(
       `--base-url ${down}: no model server answers there (GET /models: ECONNREFUSED)`,
     );
+    await expect(unreachable).rejects.toMatchObject({ category: 'infrastructure', code: 'model-server-unreachable' });
     expect(existsSync(out)).toBe(false);
     const failed = runEval({ ...flags, baseUrl: goesDown, out });
     await expect(failed).rejects.toBeInstanceOf(InfrastructureError);
