@@ -18,7 +18,7 @@ describe('a continued training run', () => {
       );
     await checkpoint(2, [0]);
     expect(await resumeLine(dir, 6)).toBe(
-      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (step 3, cut short by the stop, starts over)`,
+      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (step 3 starts over: the stop came before it was done)`,
     );
     // Stopped in the evaluation after step 2: the step is kept, its evaluation runs first.
     expect(await resumeLine(dir, 6, 2)).toBe(
@@ -36,8 +36,17 @@ describe('a continued training run', () => {
     // A summary of other steps than the checkpoint's is of an earlier end, since continued and stopped.
     await writeFile(join(dir, 'summary.json'), JSON.stringify({ steps: 1 }));
     expect(await resumeLine(dir, 6, 2)).toBe(
-      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (step 3, cut short by the stop, starts over)`,
+      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (step 3 starts over: the stop came before it was done)`,
     );
+    // Stopped in step 3 after the router's re-anchoring before it was checkpointed: that is kept.
+    await writeFile(
+      join(dir, 'checkpoints', 'latest.json'),
+      JSON.stringify({ step: 2, evals: [], router: { anchoredAt: 3 } }),
+    );
+    expect(await resumeLine(dir, 6)).toBe(
+      `Continuing ${dir} from its checkpoint after step 2: steps 3-6 to go (step 3 starts over; the router's re-anchoring before it was done and is kept)`,
+    );
+    await checkpoint(2, [0, 2]);
     // A run that ended, taken further: nothing of it is sampled again.
     await writeFile(join(dir, 'summary.json'), JSON.stringify({ steps: 2 }));
     expect(await resumeLine(dir, 6, 2)).toBe(`Continuing ${dir}, which ended after step 2: steps 3-6 to go`);

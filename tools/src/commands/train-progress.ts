@@ -64,7 +64,9 @@ export function phaseProgress(options: { always: boolean; afterMs?: number }) {
 /** What a continued run says first: where it picks up, and what it does again. */
 export async function resumeLine(dir: string, steps: number, evalEvery?: number): Promise<string> {
   const path = join(dir, trainFiles.checkpoint);
-  const checkpoint = existsSync(path) ? ((await readJson(path)) as { step?: number; evals?: { step?: number }[] }) : {};
+  const checkpoint = existsSync(path)
+    ? ((await readJson(path)) as { step?: number; evals?: { step?: number }[]; router?: { anchoredAt?: unknown } })
+    : {};
   const done = checkpoint.step;
   if (done === undefined) return `Continuing ${dir}: no checkpoint yet, so it starts again from the beginning`;
   // Read before the continuation records its own: how far the run was to go, and whether it ended.
@@ -78,9 +80,15 @@ export async function resumeLine(dir: string, steps: number, evalEvery?: number)
         `; the evaluation under H0 after step ${done}, cut short by the stop, runs first`
       : `; step ${done} is now the last, so its evaluation under H0 runs first`;
   if (done >= steps) return `Continuing ${dir}: all ${steps} steps are done${evalNote}`;
+  const next = done + 1;
+  // The stop may have come in the step, in the router's re-anchoring before it, or between steps.
+  const restart =
+    checkpoint.router?.anchoredAt === next
+      ? ` (step ${next} starts over; the router's re-anchoring before it was done and is kept)`
+      : ` (step ${next} starts over: the stop came before it was done)`;
   return (
-    `Continuing ${dir}${ended ? `, which ended after step ${done}` : ` from its checkpoint after step ${done}`}: ${done + 1 === steps ? `step ${steps}` : `steps ${done + 1}-${steps}`} to go` +
-    (ended || evalNote ? evalNote : ` (step ${done + 1}, cut short by the stop, starts over)`)
+    `Continuing ${dir}${ended ? `, which ended after step ${done}` : ` from its checkpoint after step ${done}`}: ${next === steps ? `step ${steps}` : `steps ${next}-${steps}`} to go` +
+    (ended || evalNote ? evalNote : restart)
   );
 }
 
