@@ -104,13 +104,13 @@ export const outcomeRate = (outcome: TaskOutcome | undefined): number =>
 
 /** A template summary of a profile, used when no LLM writes one. */
 export function templateSummary(profile: Omit<HarnessProfile, 'summary' | 'summaryBy'>, h0Rate: number): string {
+  // Ahead as printed: a lead lost to rounding (or to the order rates were summed in) is a tie.
+  const percent = (rate: number) => Math.round(rate * 100);
   const strongest = Object.entries(profile.byFeature)
-    .filter(([, value]) => value.tasks >= 2 && value.rate - value.h0Rate > 0)
+    .filter(([, value]) => value.tasks >= 2 && percent(value.rate) > percent(value.h0Rate))
     .sort(([, a], [, b]) => b.rate - b.h0Rate - (a.rate - a.h0Rate))
     .slice(0, 3)
-    .map(
-      ([feature, value]) => `${feature} (${(value.rate * 100).toFixed(0)}% vs H0 ${(value.h0Rate * 100).toFixed(0)}%)`,
-    );
+    .map(([feature, value]) => `${feature} (${percent(value.rate)}% vs H0 ${percent(value.h0Rate)}%)`);
   const direction = profile.direction ? ` for ${profile.direction}` : '';
   return (
     `${profile.harnessId}${direction}: success ${(profile.successRate * 100).toFixed(0)}% vs H0 ${(h0Rate * 100).toFixed(0)}%; ` +
