@@ -83,8 +83,8 @@ export function createProgram(): Command {
     .addOption(scoringOption())
     .addOption(dbOption())
     .addOption(sandboxOption())
-    .addOption(unconfinedOption())
     .addOption(appworldUrlOption())
+    .addOption(unconfinedOption())
     .option('--tasks <ids...>', 'only these task ids')
     .option('--limit <n>', 'only the first n tasks', integer('--limit', 1))
     .addOption(

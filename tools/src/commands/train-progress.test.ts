@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { batchText, resumeLine } from './train-progress.js';
+import { batchText, rescueText, resumeLine } from './train-progress.js';
 
 describe('a continued training run', () => {
   it('says where it picks up and what it does again', async () => {
@@ -60,5 +60,20 @@ describe("a training run's opening line", () => {
     expect(batchText(8, 8)).toBe('8 tasks');
     expect(batchText(8, 4)).toBe('8 groups (cycling through the 4 train tasks)');
     expect(batchText(2, 1)).toBe('2 groups (cycling through the 1 train task)');
+  });
+});
+
+describe("a rescuing run's step line", () => {
+  it('counts the rescues that found a success, and the groups the router chose no variant for', () => {
+    expect(rescueText({ rescueTriggered: 0, rescued: 0, rescueSucceeded: 0 })).toBe('');
+    expect(rescueText({ rescueTriggered: 3, rescued: 3, rescueSucceeded: 2 })).toBe(' (2 rescued)');
+    expect(rescueText({ rescueTriggered: 3, rescued: 2, rescueSucceeded: 2 })).toBe(
+      ' (2 rescued; the router chose no variant for 1 group)',
+    );
+    expect(rescueText({ rescueTriggered: 2, rescued: 0, rescueSucceeded: 0 })).toBe(
+      ' (0 rescued; the router chose no variant for 2 groups)',
+    );
+    // A line of a run from before `rescued` was recorded: every all-failed group was rescued.
+    expect(rescueText({ rescueTriggered: 2, rescueSucceeded: 1 })).toBe(' (1 rescued)');
   });
 });

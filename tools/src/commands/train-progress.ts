@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { countOf, evalDueAfter, readJson, trainFiles } from '@harness-s/core';
+import { countOf, evalDueAfter, readJson, type StepMetrics, trainFiles } from '@harness-s/core';
 import type { ProfilingProgress } from '@harness-s/router';
 import { partsProgress } from '../progress.js';
 
@@ -59,6 +59,18 @@ export function phaseProgress(options: { always: boolean; afterMs?: number }) {
       bars.stop();
     },
   };
+}
+
+/**
+ * What a step line of a method that rescues says of its all-failed groups: how many a rescue found a
+ * success for, and how many the router left as they were (it chose no variant for them; they train
+ * as under plain GRPO).
+ */
+export function rescueText(metrics: Pick<StepMetrics, 'rescueTriggered' | 'rescued' | 'rescueSucceeded'>): string {
+  const { rescueTriggered: failed, rescued = failed, rescueSucceeded } = metrics;
+  if (failed === 0) return '';
+  const left = failed - rescued;
+  return ` (${rescueSucceeded} rescued${left > 0 ? `; the router chose no variant for ${countOf(left, 'group')}` : ''})`;
 }
 
 /** What a continued run says first: where it picks up, and what it does again. */

@@ -43,7 +43,7 @@ import {
   trainChangeable,
   trainSettingFlags,
 } from './train-flags.js';
-import { anchoringProgress, batchText, phaseProgress, resumeLine } from './train-progress.js';
+import { anchoringProgress, batchText, phaseProgress, rescueText, resumeLine } from './train-progress.js';
 
 /** The variants a run used most, with what they solved: a line, or nothing for H0 alone. */
 function variantsLine(summary: TrainSummary, h0: string): string {
@@ -267,7 +267,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
           const m = progress.metrics;
           log(
             `step ${progress.step}/${progress.steps}: effective groups ${percent(m.effectiveGroupRate)}, all failed ${m.rescueTriggered}/${m.groups}` +
-              (m.rescueSuccessRate === null ? '' : ` (${percent(m.rescueSuccessRate)} rescued)`) +
+              (flags.method === 'harness-s' || flags.method === 'h0-resample' ? rescueText(m) : '') +
               (m.droppedGroups > 0 ? `, ${m.droppedGroups} without spread dropped` : '') +
               `, mean reward ${m.meanReward.toFixed(3)}` +
               (m.eval

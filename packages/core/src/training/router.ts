@@ -80,7 +80,8 @@ export interface RescueRouter {
   readonly id: string;
   /**
    * Distinct harness ids from the pool, at most `count`. Fewer take the missing places in turn (a
-   * rescue group always has the shape's attempts); none leaves the group unrescued.
+   * rescue group always has the shape's attempts); none leaves the group unrescued: it trains as
+   * under plain GRPO, and the step's metrics count it in `rescueTriggered` but not in `rescued`.
    */
   select(request: RescueRequest): Promise<string[]>;
   /**
