@@ -180,8 +180,11 @@ export function refuseModelFlags(flags: Partial<PolicyFlags>, why: string): void
     });
 }
 
-/** Before a run with `--policy openai` starts: its server answers (see `checkModelServer`). */
-export async function checkServedModel(flags: Pick<PolicyFlags, 'baseUrl' | 'model'>): Promise<void> {
+/**
+ * Before a run with `--policy openai` starts: its server answers (see `checkModelServer`), and, for
+ * a training run (`run`, its folder), does not serve another run's updates.
+ */
+export async function checkServedModel(flags: Pick<PolicyFlags, 'baseUrl' | 'model'>, run?: string): Promise<void> {
   const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
   if (baseUrl && flags.model)
     await checkModelServer(
@@ -189,6 +192,7 @@ export async function checkServedModel(flags: Pick<PolicyFlags, 'baseUrl' | 'mod
       flags.model,
       (line) => process.stderr.write(`warning: ${line}\n`),
       flags.baseUrl === undefined ? 'OPENAI_BASE_URL' : '--base-url',
+      run,
     );
 }
 

@@ -122,7 +122,7 @@ async function trainWith(given: TrainFlags, explicit: ReadonlySet<string>): Prom
         : undefined;
     const tasks = await loadTaskSplits(environment, (recorded && recordedSplit(dir, recorded)) ?? flags.split);
     checkCodeLanguage(h0, [...tasks.train, ...tasks.validation, ...tasks.test], '--base');
-    if (served && flags.policy === 'openai') await checkServedModel(flags);
+    if (served && flags.policy === 'openai') await checkServedModel(flags, dir);
     if (served && flags.policy === 'openai' && flags.onBatch === undefined && !flags.quiet)
       process.stderr.write(
         'warning: no --on-batch: the served model is not updated between steps, so this run only collects batches (in its batches/ folder)\n',

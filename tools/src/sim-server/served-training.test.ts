@@ -1,4 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,5 +131,36 @@ describe('harness-s serve sim', () => {
     expect(summary.evalUnderH0?.k).toBe(3);
     expect(summary.rescueTriggerRate).toBeGreaterThan(0);
     expect(examples.some((example) => example.harnessId !== 'h0' && example.context === 'h0')).toBe(true);
-  }, 180_000);
+
+    // A second run against the same server is refused before its first step: it would sample from
+    // the first run's parameters, and its first hand-over would be refused.
+    const second = join(dir, 'second');
+    const other = cli([
+      'train',
+      ...['--env', 'dbbench', '--method', 'grpo', '--steps', '1', '--seed', '3'],
+      ...['--policy', 'openai', '--model', 'sim', '--base-url', url, '--on-batch', 'true', '--out', second],
+    ]);
+    let otherLog = '';
+    other.stderr.on('data', (chunk) => {
+      otherLog += chunk;
+    });
+    const otherTimer = setTimeout(() => process.kill(-(other.pid as number), 'SIGKILL'), 60_000);
+    const otherCode = await new Promise((resolve) => other.on('exit', resolve));
+    clearTimeout(otherTimer);
+    expect(otherCode, otherLog).toBe(2);
+    expect(otherLog).toContain(
+      `--base-url ${url}: the model there has learned from run ${out} (steps 1, 2, 3), and serves that run only`,
+    );
+    expect(existsSync(second)).toBe(false);
+    // The run it learned from is not refused: it may be continued (here, taken one step further).
+    const further = cli(['train', '--resume', out, '--steps', '4', '--quiet']);
+    let furtherLog = '';
+    further.stderr.on('data', (chunk) => {
+      furtherLog += chunk;
+    });
+    const furtherTimer = setTimeout(() => process.kill(-(further.pid as number), 'SIGKILL'), 120_000);
+    const furtherCode = await new Promise((resolve) => further.on('exit', resolve));
+    clearTimeout(furtherTimer);
+    expect(furtherCode, furtherLog).toBe(0);
+  }, 360_000);
 });

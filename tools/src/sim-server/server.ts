@@ -60,7 +60,8 @@ export interface SimulatedModelServer {
  * - `POST /v1/sim/update?step=N` (the run in an `X-Harness-S-Run` header or `&run=`) takes a batch (JSONL of training examples, as `batches/step-N.jsonl`
  *   holds them), recovers each attempt's decisions from its messages and applies the simulated
  *   GRPO update to the policy after step N - 1: a step handed over again replaces its update.
- * - `GET /v1/sim/state` gives the served parameters and the updates applied; `GET /v1/models` the model.
+ * - `GET /v1/sim/state` gives the served parameters and the updates applied; `GET /v1/models` the model
+ *   and, once a run has handed a batch over, that run (`harness_s.run`) and its steps.
  */
 export async function startSimulatedModelServer(options: SimulatedModelServerOptions): Promise<SimulatedModelServer> {
   const { world } = options;
@@ -233,8 +234,12 @@ export async function startSimulatedModelServer(options: SimulatedModelServerOpt
 
   const route = async (request: IncomingMessage): Promise<unknown> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    if (request.method === 'GET' && url.pathname === '/v1/models')
-      return { object: 'list', data: [{ id: servedModelName, object: 'model', owned_by: 'harness-s' }] };
+    if (request.method === 'GET' && url.pathname === '/v1/models') {
+      // The run its parameters come from, so that another run is refused before it samples from them.
+      const run = updates.find((item) => item.run !== undefined)?.run;
+      const from = run === undefined ? {} : { harness_s: { run, steps: updates.map((item) => item.step) } };
+      return { object: 'list', data: [{ id: servedModelName, object: 'model', owned_by: 'harness-s', ...from }] };
+    }
     if (request.method === 'GET' && url.pathname === '/v1/sim/state')
       return { model: servedModelName, step: served.step, version: served.version, config: served.config, updates };
     if (request.method === 'POST' && url.pathname === '/v1/chat/completions') {
