@@ -24,9 +24,9 @@ export interface DiskWatchOptions {
    * measurement is skipped (the check after the statement still runs).
    */
   measure(keys: string[]): Promise<Map<string, number>>;
-  /** A statement is first measured once it has run this long (default 200 ms). */
+  /** A statement is first measured once it has run this long (default 100 ms). */
   delayMs?: number;
-  /** Between measurements (default 200 ms). */
+  /** Between measurements (default 100 ms). */
   intervalMs?: number;
 }
 
@@ -44,8 +44,8 @@ export class DiskWatch {
   private readonly intervalMs: number;
 
   constructor(private readonly options: DiskWatchOptions) {
-    this.delayMs = options.delayMs ?? 200;
-    this.intervalMs = options.intervalMs ?? 200;
+    this.delayMs = options.delayMs ?? 100;
+    this.intervalMs = options.intervalMs ?? 100;
   }
 
   /** Watches one statement's episode until the returned function is called (when the statement ends). */
