@@ -34,7 +34,12 @@ export function basePlans<T extends Task>(
 }
 
 /** The router's choice; its failure (thrown or rejected) named by router, task and step. */
-async function selectNamed(router: RescueRouter, task: Task, step: number, request: RescueRequest): Promise<string[]> {
+async function selectNamed<T extends Task>(
+  router: RescueRouter<T>,
+  task: T,
+  step: number,
+  request: RescueRequest<T>,
+): Promise<string[]> {
   let chosen: unknown;
   try {
     chosen = await router.select(request);
@@ -61,7 +66,7 @@ export async function rescuePlans<T extends Task>(options: {
   step: number;
   h0: Harness;
   pool: readonly Harness[];
-  router: RescueRouter;
+  router: RescueRouter<T>;
   /** A slot's failed attempts under H0, handed to the router. */
   failures?: (slot: number) => readonly Trajectory[];
 }): Promise<AttemptPlan<T>[][]> {

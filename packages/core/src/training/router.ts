@@ -8,8 +8,8 @@ import type { Task } from '../task.js';
 import type { Trajectory } from '../trajectory.js';
 
 /** What a router is asked when a group under H0 failed entirely. */
-export interface RescueRequest {
-  task: Task;
+export interface RescueRequest<T extends Task = Task> {
+  task: T;
   /** The sibling pool (H0 excluded). */
   pool: readonly HarnessSpec[];
   /** How many distinct variants to return. */
@@ -49,8 +49,8 @@ export function outcomesByHarness(trajectories: readonly Trajectory[]): HarnessO
 }
 
 /** What one rescue met: the task, the step, and per variant its scored attempts and successes. */
-export interface RescueReport {
-  task: Task;
+export interface RescueReport<T extends Task = Task> {
+  task: T;
   step: number;
   outcomes: HarnessOutcome[];
 }
@@ -76,14 +76,14 @@ export interface RouterStepContext<T extends Task = Task> {
  * The adaptive router (profiles, rankers, voting, re-anchoring) implements this in the router
  * package; `RandomRouter` is the simple baseline.
  */
-export interface RescueRouter {
+export interface RescueRouter<T extends Task = Task> {
   readonly id: string;
   /**
    * Distinct harness ids from the pool, at most `count`. Fewer take the missing places in turn (a
    * rescue group always has the shape's attempts); none leaves the group unrescued: it trains as
    * under plain GRPO, and the step's metrics count it in `rescueTriggered` but not in `rescued`.
    */
-  select(request: RescueRequest): Promise<string[]>;
+  select(request: RescueRequest<T>): Promise<string[]>;
   /**
    * Whether a run of `steps` steps has the router run on the validation tasks (anchoring
    * profiles): `train` then refuses a harness-s run without them before any attempt.
@@ -99,12 +99,12 @@ export interface RescueRouter {
    * says it changed its state: the loop checkpoints that at once, so a run killed later in the step
    * resumes without the work, and the router, restored, must not redo it for the same step.
    */
-  beforeStep?(context: RouterStepContext): Promise<unknown>;
+  beforeStep?(context: RouterStepContext<T>): Promise<unknown>;
   /**
    * Told what each rescue gave, in batch order, before the step's checkpoint (so what a router
    * learns from it is in its `state`): evidence on the policy as it is now.
    */
-  observe?(report: RescueReport): void;
+  observe?(report: RescueReport<T>): void;
   /** Serializable state for checkpoints. */
   state(): unknown;
   restore(state: unknown): void;

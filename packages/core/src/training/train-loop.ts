@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { everyAttemptLost, inProcessRunner } from '../attempt-runner.js';
-import type { Environment } from '../environment.js';
 import { ConfigError, failureOf, namingFile } from '../errors.js';
 import { formatZodError } from '../jsonl.js';
 import { deriveSeed } from '../random.js';
@@ -43,7 +42,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
     throw new ConfigError(`training config: ${formatZodError(parsed.error)}`, { code: 'bad-train-config' });
   const config = parsed.data;
   const pool = options.pool ?? [];
-  const router: RescueRouter = options.router ?? new RandomRouter();
+  const router: RescueRouter<T> = options.router ?? new RandomRouter();
   const { environment, h0, trainer } = options;
   requirePool(config.method, pool.length);
   checkTrainOptions(options, pool);
@@ -170,7 +169,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
         (await router.beforeStep?.({
           step,
           policy: trainer.policy,
-          environment: environment as unknown as Environment,
+          environment,
           validationTasks: options.tasks.validation ?? [],
           h0,
           pool,
@@ -215,7 +214,7 @@ export async function train<T extends Task>(options: TrainOptions<T>): Promise<T
       const rescueFlat = await runPlans(rescueGroups.flat(), step, groupIds, 'rescue');
 
       // Retained groups and their advantages; attempts lost to infrastructure errors are left out.
-      const scoredGroups: ScoredGroup[] = [];
+      const scoredGroups: ScoredGroup<T>[] = [];
       const metrics = {
         effectiveGroups: 0,
         effectiveTokens: 0,

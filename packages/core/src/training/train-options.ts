@@ -44,8 +44,8 @@ export interface TrainOptions<T extends Task> {
   h0: Harness;
   /** The sibling pool (frozen during training); needed by `harness-s` and `mixture`. */
   pool?: readonly Harness[];
-  router?: RescueRouter;
-  trainer: Trainer;
+  router?: RescueRouter<T>;
+  trainer: Trainer<T>;
   /** The run folder. */
   dir: string;
   /** Continue from the folder's last checkpoint. */

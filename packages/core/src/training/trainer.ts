@@ -24,11 +24,11 @@ export interface ScoredTrajectory {
 }
 
 /** A retained group after rescue, ready for the update. */
-export interface ScoredGroup {
+export interface ScoredGroup<T extends Task = Task> {
   groupId: string;
   taskId: string;
   /** The task the group attempted. */
-  task: Task;
+  task: T;
   trajectories: ScoredTrajectory[];
 }
 
@@ -52,11 +52,11 @@ export interface TrainerUpdate {
  * Updates a policy from scored groups. The embedded trainer updates the simulated policy; trainers
  * for real models export batches or drive GPU trainers.
  */
-export interface Trainer {
+export interface Trainer<T extends Task = Task> {
   readonly id: string;
   /** The current policy. */
   readonly policy: Policy;
-  update(groups: readonly ScoredGroup[], step: number): Promise<TrainerUpdate>;
+  update(groups: readonly ScoredGroup<T>[], step: number): Promise<TrainerUpdate>;
   /**
    * Optional: called by `train` once, before the first step (also of a resumed run), with the
    * run's folder and base harness; it may refuse a run it was not made for by throwing.
